@@ -1,0 +1,194 @@
+//! Clarification batches: several questions asked at once, answered item by item.
+//!
+//! A response is structured as `item id → answer`, never one parsed string, so that the answer
+//! to each question keeps its own identity in the log and in the overview.
+
+use crate::ids::{BatchId, ItemId, OptionId, ThreadId};
+use serde::{Deserialize, Serialize};
+
+/// How an item is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerKind {
+    /// One line of free text.
+    Text,
+    /// Several lines of free text.
+    Multiline,
+    /// One or several of the offered options (and free text when `custom`).
+    Choice,
+    /// Yes or no, answered with `selected: ["yes"]` or `["no"]`.
+    YesNo,
+}
+
+impl AnswerKind {
+    /// The words shown on an item's badge.
+    pub fn label(self) -> &'static str {
+        match self {
+            AnswerKind::Text => "text",
+            AnswerKind::Multiline => "multi-line text",
+            AnswerKind::Choice => "choice",
+            AnswerKind::YesNo => "yes / no",
+        }
+    }
+}
+
+/// One option of a choice item.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChoiceOption {
+    /// Stable id, unique within the item.
+    pub id: OptionId,
+    /// What the human reads.
+    pub label: String,
+    /// A longer explanation shown under the label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// One question of a batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClarificationItem {
+    /// Stable id, unique within the batch.
+    pub id: ItemId,
+    /// The question (at most 600 characters).
+    pub prompt: String,
+    /// A short header that names the question in summaries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header: Option<String>,
+    /// How it is answered.
+    pub kind: AnswerKind,
+    /// The options of a choice item (at most 9).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<ChoiceOption>,
+    /// Whether several options may be chosen (needs at least 2 options).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub multiple: bool,
+    /// Whether free text may be given besides the options.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub custom: bool,
+    /// The option the agent recommends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recommended: Option<OptionId>,
+}
+
+impl ClarificationItem {
+    /// The label of an option id, including the implicit `yes` / `no` of a yes/no item.
+    pub fn option_label<'a>(&'a self, id: &'a OptionId) -> &'a str {
+        self.options
+            .iter()
+            .find(|option| &option.id == id)
+            .map_or(id.as_str(), |option| option.label.as_str())
+    }
+}
+
+/// A batch as an agent opens it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BatchSpec {
+    /// The batch's id, unique in the session.
+    pub id: BatchId,
+    /// The thread that asks.
+    pub thread_id: ThreadId,
+    /// A short title (at most 60 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The questions, in the order they are asked.
+    pub items: Vec<ClarificationItem>,
+    /// Whether a general note may be given besides the items.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub general_field: bool,
+    /// Seconds after which the batch expires, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+}
+
+/// The answer to one item.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ItemAnswer {
+    /// The item answered.
+    pub item_id: ItemId,
+    /// The chosen option ids (choice and yes/no items).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selected: Vec<OptionId>,
+    /// Free text (text items, or the custom field of a choice item).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// True when the human chose not to answer this item.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skipped: bool,
+}
+
+/// A human's answer to a batch, or a draft of one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ClarificationResponse {
+    /// One answer per item answered.
+    pub answers: Vec<ItemAnswer>,
+    /// The general note, when the batch offers one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub general: Option<String>,
+}
+
+impl ClarificationResponse {
+    /// The answer given to an item, if any.
+    pub fn answer(&self, item: &ItemId) -> Option<&ItemAnswer> {
+        self.answers.iter().find(|answer| &answer.item_id == item)
+    }
+}
+
+/// Where a batch stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchStatus {
+    /// Waiting for the human.
+    Open,
+    /// The human submitted a response.
+    Answered,
+    /// Its timeout passed unanswered.
+    Expired,
+    /// The agent took it back.
+    Withdrawn,
+}
+
+impl BatchStatus {
+    /// The status as written in snapshots.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatchStatus::Open => "open",
+            BatchStatus::Answered => "answered",
+            BatchStatus::Expired => "expired",
+            BatchStatus::Withdrawn => "withdrawn",
+        }
+    }
+}
+
+/// A batch in the snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClarificationBatch {
+    /// What the agent asked.
+    #[serde(flatten)]
+    pub spec: BatchSpec,
+    /// Open, answered, expired or withdrawn.
+    pub status: BatchStatus,
+    /// The submitted response, once answered.
+    pub response: Option<ClarificationResponse>,
+    /// The latest saved draft, while open.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draft: Option<ClarificationResponse>,
+    /// The sequence number of the last event that changed it.
+    pub revision: u64,
+}
+
+impl ClarificationBatch {
+    /// The title to show: the batch's own, or its first item's header or prompt.
+    pub fn display_title(&self) -> &str {
+        self.spec
+            .title
+            .as_deref()
+            .or_else(|| {
+                self.spec
+                    .items
+                    .first()
+                    .and_then(|item| item.header.as_deref())
+            })
+            .or_else(|| self.spec.items.first().map(|item| item.prompt.as_str()))
+            .unwrap_or("Questions")
+    }
+}

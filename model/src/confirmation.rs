@@ -1,0 +1,105 @@
+//! Confirmations of dangerous actions.
+//!
+//! A confirmation is its own type, never a batch with a yes/no item: the surface gives it an
+//! attention style of its own, and its outcome is recorded as accepted or declined, not as a
+//! selected option.
+
+use crate::ids::{ConfirmationId, ThreadId};
+use serde::{Deserialize, Serialize};
+
+/// A confirmation as an agent requests it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConfirmationSpec {
+    /// The confirmation's id, unique in the session.
+    pub id: ConfirmationId,
+    /// The thread that asks.
+    pub thread_id: ThreadId,
+    /// A short title (at most 60 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What is about to happen (at most 600 characters).
+    pub message: String,
+    /// The accept button's label (at most 30 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<String>,
+    /// The decline button's label (at most 30 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decline: Option<String>,
+    /// Whether the human may add a comment.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub comment: bool,
+    /// Seconds after which it expires, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+    /// An absolute path the human can open from the card.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachment: Option<String>,
+}
+
+impl ConfirmationSpec {
+    /// The accept label, defaulting to the dialog contract's "Да".
+    pub fn accept_label(&self) -> &str {
+        self.accept.as_deref().unwrap_or("Да")
+    }
+
+    /// The decline label, defaulting to the dialog contract's "Нет".
+    pub fn decline_label(&self) -> &str {
+        self.decline.as_deref().unwrap_or("Нет")
+    }
+}
+
+/// How a confirmation ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmationOutcome {
+    /// The human accepted.
+    Accepted,
+    /// The human declined.
+    Declined,
+    /// Its timeout passed.
+    Expired,
+    /// The agent took it back.
+    Withdrawn,
+}
+
+/// Where a confirmation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmationStatus {
+    /// Waiting for the human.
+    Pending,
+    /// The human accepted.
+    Accepted,
+    /// The human declined.
+    Declined,
+    /// Its timeout passed.
+    Expired,
+    /// The agent took it back.
+    Withdrawn,
+}
+
+impl From<ConfirmationOutcome> for ConfirmationStatus {
+    fn from(outcome: ConfirmationOutcome) -> Self {
+        match outcome {
+            ConfirmationOutcome::Accepted => Self::Accepted,
+            ConfirmationOutcome::Declined => Self::Declined,
+            ConfirmationOutcome::Expired => Self::Expired,
+            ConfirmationOutcome::Withdrawn => Self::Withdrawn,
+        }
+    }
+}
+
+/// A confirmation in the snapshot.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Confirmation {
+    /// What the agent asked.
+    #[serde(flatten)]
+    pub spec: ConfirmationSpec,
+    /// Pending, or how it ended.
+    pub status: ConfirmationStatus,
+    /// The comment the human gave with the outcome.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome_comment: Option<String>,
+    /// The sequence number of the last event that changed it.
+    pub revision: u64,
+}

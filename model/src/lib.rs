@@ -1,0 +1,41 @@
+//! The canonical dialog model of chatsurface.
+//!
+//! This crate owns the truth about a session: the v1 event log (one JSON event per line,
+//! append-only), the deterministic fold of that log into a [`Snapshot`], and the validation
+//! rules that every batch, confirmation and response must pass.
+//!
+//! It must not know anything about pixels, fonts, themes or windows: the compositor projects
+//! the snapshot into frames, and the app moves events in and out. Keeping this crate free of
+//! presentation concerns is what lets the overview be a projection of the same history as the
+//! transcript, never a second source of truth.
+
+mod clarification;
+mod confirmation;
+mod event;
+mod fold;
+mod ids;
+mod log;
+mod nodes;
+mod snapshot;
+mod validate;
+
+pub use clarification::{
+    AnswerKind, BatchSpec, BatchStatus, ChoiceOption, ClarificationBatch, ClarificationItem,
+    ClarificationResponse, ItemAnswer,
+};
+pub use confirmation::{Confirmation, ConfirmationOutcome, ConfirmationSpec, ConfirmationStatus};
+pub use event::{BatchCloseReason, Event, EventBody, EVENT_LOG_VERSION};
+pub use fold::FoldError;
+pub use ids::{
+    BatchId, ConfirmationId, DecisionId, ItemId, MessageId, OptionId, SessionId, ThreadId,
+};
+pub use log::{fold_log_bytes, read_log, LoadedLog, LogError, LogWriter};
+pub use nodes::{
+    Decision, DecisionSpec, MessageNode, MessageSpec, Role, Session, ThreadKind, ThreadNode,
+    ThreadSpec, ThreadStatus,
+};
+pub use snapshot::{NodeRef, Snapshot, TimelineEntry};
+pub use validate::{
+    limits, validate_batch, validate_confirmation, validate_response, validate_thread,
+    ValidationError,
+};

@@ -1,0 +1,150 @@
+//! The snapshot: the dialog as the fold of its log has left it.
+//!
+//! Nodes live in one `Vec` per kind, in the order they were opened, with an id index beside
+//! each. The timeline records where each node entered the conversation, so the transcript can
+//! interleave messages, batches, confirmations and decisions exactly as they happened.
+
+use crate::clarification::ClarificationBatch;
+use crate::confirmation::Confirmation;
+use crate::ids::{BatchId, ConfirmationId, MessageId, ThreadId};
+use crate::nodes::{Decision, MessageNode, Session, ThreadNode};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Points at one node of the snapshot by its index in the vector of its kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NodeRef {
+    /// A thread was opened (shown in the transcript where a branch starts).
+    Thread(usize),
+    /// A message.
+    Message(usize),
+    /// A clarification batch.
+    Batch(usize),
+    /// A confirmation.
+    Confirmation(usize),
+    /// A decision.
+    Decision(usize),
+}
+
+/// One entry of the timeline: a node, the thread it belongs to, and when it appeared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimelineEntry {
+    /// The node.
+    pub node: NodeRef,
+    /// Index of the node's thread in [`Snapshot::threads`].
+    pub thread: usize,
+    /// The sequence number of the event that opened the node.
+    pub seq: u64,
+}
+
+/// The folded state of one session.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Snapshot {
+    /// The session, once `session_started` was seen.
+    pub session: Option<Session>,
+    /// Every thread, in the order opened.
+    pub threads: Vec<ThreadNode>,
+    /// Every message, in the order posted.
+    pub messages: Vec<MessageNode>,
+    /// Every clarification batch, in the order opened.
+    pub batches: Vec<ClarificationBatch>,
+    /// Every confirmation, in the order requested.
+    pub confirmations: Vec<Confirmation>,
+    /// Every decision, in the order recorded.
+    pub decisions: Vec<Decision>,
+    /// The sequence number of the last event folded.
+    pub last_seq: u64,
+    /// Events of types this build does not know, kept in the log and skipped here.
+    pub unknown_events: usize,
+    /// Nodes in the order they entered the conversation.
+    #[serde(skip)]
+    pub timeline: Vec<TimelineEntry>,
+    #[serde(skip)]
+    pub(crate) index: SnapshotIndex,
+}
+
+/// Id → position lookups, kept in step with the node vectors by the fold.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SnapshotIndex {
+    pub(crate) threads: HashMap<ThreadId, usize>,
+    pub(crate) messages: HashMap<MessageId, usize>,
+    pub(crate) batches: HashMap<BatchId, usize>,
+    pub(crate) confirmations: HashMap<ConfirmationId, usize>,
+}
+
+impl Snapshot {
+    /// The position of a thread in [`Snapshot::threads`].
+    pub fn thread_index(&self, id: &ThreadId) -> Option<usize> {
+        self.index.threads.get(id).copied()
+    }
+
+    /// A thread by id.
+    pub fn thread(&self, id: &ThreadId) -> Option<&ThreadNode> {
+        self.thread_index(id).map(|index| &self.threads[index])
+    }
+
+    /// The position of a message in [`Snapshot::messages`].
+    pub fn message_index(&self, id: &MessageId) -> Option<usize> {
+        self.index.messages.get(id).copied()
+    }
+
+    /// A batch by id.
+    pub fn batch(&self, id: &BatchId) -> Option<&ClarificationBatch> {
+        self.index
+            .batches
+            .get(id)
+            .map(|&index| &self.batches[index])
+    }
+
+    /// A confirmation by id.
+    pub fn confirmation(&self, id: &ConfirmationId) -> Option<&Confirmation> {
+        self.index
+            .confirmations
+            .get(id)
+            .map(|&index| &self.confirmations[index])
+    }
+
+    /// The title of the session, or a neutral one when the log has not said.
+    pub fn title(&self) -> &str {
+        self.session
+            .as_ref()
+            .map_or("Untitled session", |session| session.title.as_str())
+    }
+
+    /// Unanswered items across every open batch.
+    pub fn open_questions(&self) -> usize {
+        self.threads
+            .iter()
+            .map(|thread| thread.open_questions)
+            .sum()
+    }
+
+    /// Confirmations still waiting for the human.
+    pub fn pending_confirmations(&self) -> usize {
+        self.threads
+            .iter()
+            .map(|thread| thread.pending_confirmations)
+            .sum()
+    }
+
+    /// The parent of a thread, as an index.
+    pub fn parent_of(&self, thread: usize) -> Option<usize> {
+        self.threads[thread]
+            .spec
+            .parent
+            .as_ref()
+            .and_then(|parent| self.thread_index(parent))
+    }
+
+    /// Whether `thread` is `ancestor` or lies below it.
+    pub fn is_within(&self, thread: usize, ancestor: usize) -> bool {
+        let mut current = Some(thread);
+        while let Some(index) = current {
+            if index == ancestor {
+                return true;
+            }
+            current = self.parent_of(index);
+        }
+        false
+    }
+}
