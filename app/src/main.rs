@@ -1,1 +1,22 @@
-fn main() {}
+//! The `chatsurface` command.
+//!
+//! Parsing and dispatch only: each subcommand lives in `commands/`, and every failure is
+//! reported as one line on stderr with a sysexits-style exit code, never a panic.
+
+use chatsurface::cli::Cli;
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return chatsurface::cli::report_usage_error(error),
+    };
+    match chatsurface::commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(error.exit_code())
+        }
+    }
+}

@@ -1,1 +1,110 @@
-//! placeholder
+//! ChatSurfaceCompositor: one canonical dialog snapshot in, one frame out.
+//!
+//! The pipeline has four explicit stages, each a function of its own input type:
+//!
+//! 1. **Intent** ([`intent`]): what the operator wants to see, checked against the snapshot.
+//! 2. **Declutter** ([`declutter`]): what earns a place, and in which form.
+//! 3. **Layout** ([`layout`]): where it goes; only what shows is measured, and cached.
+//! 4. **Render** ([`render`]): a display list ([`scene`]) painted by a [`render::Rasterizer`].
+//!
+//! The stages talk only through their types, so each can be tested alone. The compositor never
+//! writes to the snapshot: the overview and the transcript are two projections of one history.
+
+pub mod declutter;
+pub mod intent;
+pub mod layout;
+pub mod markdown;
+pub mod render;
+pub mod sanitize;
+pub mod scene;
+pub mod text;
+pub mod theme;
+pub mod units;
+
+use chatsurface_model::Snapshot;
+use declutter::declutter;
+use intent::{resolve_intent, IntentError, IntentRequest, ScrollAnchor};
+use layout::{FrameLayout, LayoutEngine};
+use render::{Rasterizer, TinySkiaRasterizer};
+use text::FontSet;
+use units::Pixels;
+
+/// What a composed frame tells its caller besides its pixels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameInfo {
+    /// The scroll position that reproduces this frame.
+    pub anchor: ScrollAnchor,
+    /// Whether the newest block is in view.
+    pub at_bottom: bool,
+    /// Transcript blocks below the viewport.
+    pub blocks_below: usize,
+    /// The header's words about what awaits the human.
+    pub awaiting: String,
+}
+
+/// Runs Intent → Declutter → Layout → Render, keeping the caches that make later frames cheap.
+#[derive(Debug)]
+pub struct ChatSurfaceCompositor {
+    layout: LayoutEngine,
+    rasterizer: TinySkiaRasterizer,
+}
+
+impl ChatSurfaceCompositor {
+    /// A compositor with the given fonts.
+    pub fn new(fonts: FontSet) -> ChatSurfaceCompositor {
+        ChatSurfaceCompositor {
+            layout: LayoutEngine::new(fonts),
+            rasterizer: TinySkiaRasterizer::default(),
+        }
+    }
+
+    /// Runs the first three stages: the frame's display list and hit regions.
+    pub fn layout(
+        &mut self,
+        snapshot: &Snapshot,
+        request: &IntentRequest,
+    ) -> Result<(FrameLayout, FrameInfo), IntentError> {
+        let intent = resolve_intent(snapshot, request)?;
+        let view = declutter(snapshot, &intent);
+        let frame = self.layout.layout(snapshot, &view, &intent);
+        let info = FrameInfo {
+            anchor: frame.anchor,
+            at_bottom: frame.at_bottom,
+            blocks_below: frame.blocks_below,
+            awaiting: view.header.awaiting(),
+        };
+        Ok((frame, info))
+    }
+
+    /// Runs all four stages and returns the painted frame.
+    pub fn compose(
+        &mut self,
+        snapshot: &Snapshot,
+        request: &IntentRequest,
+    ) -> Result<(&tiny_skia::Pixmap, FrameInfo), IntentError> {
+        let (frame, info) = self.layout(snapshot, request)?;
+        self.rasterizer.paint(
+            &frame.scene,
+            request.viewport.scale,
+            self.layout.text_system(),
+        );
+        Ok((self.rasterizer.pixmap(), info))
+    }
+
+    /// The scroll anchor after moving the transcript by `delta` logical pixels.
+    pub fn scroll(
+        &mut self,
+        snapshot: &Snapshot,
+        request: &IntentRequest,
+        delta: Pixels,
+    ) -> Result<ScrollAnchor, IntentError> {
+        let intent = resolve_intent(snapshot, request)?;
+        let view = declutter(snapshot, &intent);
+        Ok(self.layout.scroll(snapshot, &view, &intent, delta))
+    }
+
+    /// Transcript cards held in the layout cache.
+    pub fn cached_cards(&self) -> usize {
+        self.layout.cached_cards()
+    }
+}

@@ -1,0 +1,167 @@
+//! Command-line definitions (clap) and how usage errors are reported.
+
+use chatsurface_compositor::theme::{Density, Theme};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// A GPU chat surface for people who work beside AI agents.
+#[derive(Debug, Parser)]
+#[command(name = "chatsurface", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Render a session log to a PNG: the frame the window shows.
+    Render(RenderArgs),
+    /// Print a session log's folded snapshot as JSON.
+    Snapshot {
+        /// The session's event log (JSONL).
+        log: PathBuf,
+    },
+    /// Write a large synthetic session log, for benchmarks.
+    Gen(GenArgs),
+    /// Measure fold time, first-frame and scrolled-frame times and peak memory on a log.
+    Bench(BenchArgs),
+}
+
+/// Theme names on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ThemeArg {
+    /// Light text on dark.
+    Dark,
+    /// Dark text on light.
+    Light,
+    /// High contrast, large type, for an MFD panel.
+    Cockpit,
+}
+
+impl From<ThemeArg> for Theme {
+    fn from(value: ThemeArg) -> Theme {
+        match value {
+            ThemeArg::Dark => Theme::Dark,
+            ThemeArg::Light => Theme::Light,
+            ThemeArg::Cockpit => Theme::Cockpit,
+        }
+    }
+}
+
+/// Density names on the command line.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum DensityArg {
+    /// More on screen.
+    Compact,
+    /// The default spacing.
+    Comfortable,
+}
+
+impl From<DensityArg> for Density {
+    fn from(value: DensityArg) -> Density {
+        match value {
+            DensityArg::Compact => Density::Compact,
+            DensityArg::Comfortable => Density::Comfortable,
+        }
+    }
+}
+
+/// Arguments of `chatsurface render`.
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    /// The session's event log (JSONL).
+    pub log: PathBuf,
+    /// Where to write the PNG.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Frame width in logical pixels.
+    #[arg(long, default_value_t = 1920)]
+    pub width: u32,
+    /// Frame height in logical pixels.
+    #[arg(long, default_value_t = 1080)]
+    pub height: u32,
+    /// Device pixels per logical pixel (the PNG is width·scale × height·scale).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f32,
+    /// The look.
+    #[arg(long, value_enum, default_value = "dark")]
+    pub theme: ThemeArg,
+    /// The spacing.
+    #[arg(long, value_enum, default_value = "comfortable")]
+    pub density: DensityArg,
+    /// Drill into one thread (its id).
+    #[arg(long)]
+    pub focus: Option<String>,
+    /// Scroll up from the newest content by this many logical pixels.
+    #[arg(long, default_value_t = 0)]
+    pub scroll_up: u32,
+    /// Use only the embedded fonts (the same pixels on every machine).
+    #[arg(long)]
+    pub bundled_fonts_only: bool,
+}
+
+/// Arguments of `chatsurface gen`.
+#[derive(Debug, clap::Args)]
+pub struct GenArgs {
+    /// Where to write the log (must not exist yet).
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Messages to generate.
+    #[arg(long, default_value_t = 100_000)]
+    pub messages: usize,
+    /// Threads to generate.
+    #[arg(long, default_value_t = 2_000)]
+    pub threads: usize,
+    /// Clarification batches to generate.
+    #[arg(long, default_value_t = 500)]
+    pub batches: usize,
+    /// Seed for the pseudo-random choices, so the same flags give the same log.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Arguments of `chatsurface bench`.
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// The session's event log (for example one written by `chatsurface gen`).
+    pub log: PathBuf,
+    /// Frame width in logical pixels.
+    #[arg(long, default_value_t = 1920)]
+    pub width: u32,
+    /// Frame height in logical pixels.
+    #[arg(long, default_value_t = 1080)]
+    pub height: u32,
+    /// Screens to scroll up through, one frame each.
+    #[arg(long, default_value_t = 60)]
+    pub frames: usize,
+}
+
+/// Prints a clap error as one line (help and version print in full) and picks the exit code.
+pub fn report_usage_error(error: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match error.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = error.print();
+            if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                ExitCode::from(64)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+        _ => {
+            let rendered = error.render().to_string();
+            let first = rendered
+                .lines()
+                .find(|line| !line.trim().is_empty())
+                .unwrap_or("bad usage");
+            let first = first.trim_start_matches("error: ");
+            eprintln!("error: {first} (see chatsurface --help)");
+            ExitCode::from(64)
+        }
+    }
+}

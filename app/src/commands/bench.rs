@@ -1,0 +1,91 @@
+//! `chatsurface bench LOG`: fold, first frame, scrolled frames and peak memory, measured in
+//! one process so the memory figure covers all of it.
+
+use crate::cli::BenchArgs;
+use crate::error::AppError;
+use chatsurface_compositor::intent::{IntentRequest, Viewport};
+use chatsurface_compositor::text::FontSet;
+use chatsurface_compositor::units::{Pixels, ScaleFactor};
+use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_model::read_log;
+use std::time::{Duration, Instant};
+
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// Peak resident memory of this process in MiB, from `/proc/self/status` (Linux).
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
+}
+
+fn percentile(sorted: &[f64], share: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * share).round() as usize]
+}
+
+/// Runs the measurements and prints them.
+pub fn run(args: &BenchArgs) -> Result<(), AppError> {
+    let started = Instant::now();
+    let loaded = read_log(&args.log)?;
+    let fold = started.elapsed();
+    let snapshot = &loaded.snapshot;
+    let mut request = IntentRequest {
+        viewport: Viewport {
+            width: Pixels(args.width as f32),
+            height: Pixels(args.height as f32),
+            scale: ScaleFactor(1.0),
+        },
+        ..IntentRequest::default()
+    };
+    let usage =
+        |error: chatsurface_compositor::intent::IntentError| AppError::Usage(format!("--{error}"));
+    let started = Instant::now();
+    let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
+    compositor.compose(snapshot, &request).map_err(usage)?;
+    let first = started.elapsed();
+    let mut scrolled = Vec::with_capacity(args.frames);
+    for _ in 0..args.frames {
+        let started = Instant::now();
+        request.scroll = compositor
+            .scroll(snapshot, &request, Pixels(-(args.height as f32)))
+            .map_err(usage)?;
+        compositor.compose(snapshot, &request).map_err(usage)?;
+        scrolled.push(millis(started.elapsed()));
+    }
+    scrolled.sort_by(f64::total_cmp);
+    println!(
+        "log: {} ({} messages, {} threads, {} batches)",
+        args.log.display(),
+        snapshot.messages.len(),
+        snapshot.threads.len(),
+        snapshot.batches.len()
+    );
+    println!("fold (read + parse + fold): {:.1} ms", millis(fold));
+    println!(
+        "first frame from a cold start ({}x{}, fonts loaded): {:.1} ms",
+        args.width,
+        args.height,
+        millis(first)
+    );
+    if !scrolled.is_empty() {
+        println!(
+            "frame after scrolling one screen, {} frames: median {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+            scrolled.len(),
+            percentile(&scrolled, 0.5),
+            percentile(&scrolled, 0.95),
+            scrolled[scrolled.len() - 1]
+        );
+    }
+    println!(
+        "cached cards after scrolling: {}",
+        compositor.cached_cards()
+    );
+    match peak_rss_mib() {
+        Some(peak) => println!("peak memory (VmHWM): {peak:.1} MiB"),
+        None => println!("peak memory: not available on this system"),
+    }
+    Ok(())
+}

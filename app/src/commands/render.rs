@@ -1,0 +1,48 @@
+//! `chatsurface render LOG --out frame.png`: the frame the window shows, as a PNG.
+
+use super::{load, write_atomically};
+use crate::cli::RenderArgs;
+use crate::error::AppError;
+use chatsurface_compositor::intent::{IntentRequest, Viewport};
+use chatsurface_compositor::text::FontSet;
+use chatsurface_compositor::units::{Pixels, ScaleFactor};
+use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_model::ThreadId;
+
+/// Renders one frame to a PNG file.
+pub fn run(args: &RenderArgs) -> Result<(), AppError> {
+    let loaded = load(&args.log)?;
+    let snapshot = &loaded.snapshot;
+    let mut request = IntentRequest {
+        viewport: Viewport {
+            width: Pixels(args.width as f32),
+            height: Pixels(args.height as f32),
+            scale: ScaleFactor(args.scale),
+        },
+        focus: args.focus.as_deref().map(ThreadId::from),
+        theme: args.theme.into(),
+        density: args.density.into(),
+        ..IntentRequest::default()
+    };
+    let fonts = if args.bundled_fonts_only {
+        FontSet::BundledOnly
+    } else {
+        FontSet::BundledWithSystemFallback
+    };
+    let mut compositor = ChatSurfaceCompositor::new(fonts);
+    let usage =
+        |error: chatsurface_compositor::intent::IntentError| AppError::Usage(format!("--{error}"));
+    if args.scroll_up > 0 {
+        request.scroll = compositor
+            .scroll(snapshot, &request, Pixels(-(args.scroll_up as f32)))
+            .map_err(usage)?;
+    }
+    let (pixmap, _info) = compositor.compose(snapshot, &request).map_err(usage)?;
+    let png = pixmap.encode_png().map_err(|error| {
+        AppError::CannotCreate(format!(
+            "{}: cannot encode the PNG: {error}",
+            args.out.display()
+        ))
+    })?;
+    write_atomically(&args.out, &png)
+}

@@ -1,0 +1,9 @@
+//! The chatsurface app: its command line and the commands behind it.
+//!
+//! The app reads and writes event logs through `chatsurface-model` and draws frames through
+//! `chatsurface-compositor`'s public pipeline; it never reaches into the compositor's stages.
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod generate;

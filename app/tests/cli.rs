@@ -1,0 +1,232 @@
+//! The `chatsurface` binary as a user runs it: outputs, exit codes and one-line errors.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("app/ sits in the workspace")
+        .to_owned()
+}
+
+fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures").join(name)
+}
+
+fn example(name: &str) -> PathBuf {
+    root().join("examples/sessions").join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chatsurface-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn chatsurface(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stderr_lines(output: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn render(log: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "render",
+        log.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--bundled-fonts-only",
+    ];
+    args.extend_from_slice(extra);
+    chatsurface(&args)
+}
+
+#[test]
+fn render_writes_a_png_of_exactly_width_times_scale() {
+    let out = scratch("scaled.png");
+    let output = render(
+        &fixture("minimal-ru.jsonl"),
+        &out,
+        &["--width", "800", "--height", "600", "--scale", "1.5"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let pixmap = tiny_skia::Pixmap::load_png(&out).expect("a valid PNG");
+    assert_eq!((pixmap.width(), pixmap.height()), (1200, 900));
+}
+
+#[test]
+fn render_defaults_to_1920_by_1080() {
+    let out = scratch("default.png");
+    let output = render(&example("deploy-review-en.jsonl"), &out, &[]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let pixmap = tiny_skia::Pixmap::load_png(&out).unwrap();
+    assert_eq!((pixmap.width(), pixmap.height()), (1920, 1080));
+}
+
+#[test]
+fn a_missing_log_is_one_line_exit_66_and_no_png() {
+    let out = scratch("missing.png");
+    let output = render(Path::new("/nonexistent/session.jsonl"), &out, &[]);
+    assert_eq!(output.status.code(), Some(66));
+    let lines = stderr_lines(&output);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("/nonexistent/session.jsonl") && lines[0].contains("no such file"),
+        "{lines:?}"
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_broken_middle_line_names_file_and_line_and_writes_nothing() {
+    let out = scratch("broken.png");
+    let output = render(&fixture("broken-middle.jsonl"), &out, &[]);
+    assert_eq!(output.status.code(), Some(65));
+    let lines = stderr_lines(&output);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("broken-middle.jsonl:5:"), "{lines:?}");
+    assert!(!out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().contains("partial"))
+        .collect();
+    assert!(leftovers.is_empty(), "no partial file is left behind");
+}
+
+#[test]
+fn a_torn_tail_renders_with_a_warning() {
+    let out = scratch("torn.png");
+    let output = render(
+        &fixture("torn-tail.jsonl"),
+        &out,
+        &["--width", "900", "--height", "600"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines = stderr_lines(&output);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("warning: ") && lines[0].contains("torn-tail.jsonl:10:"),
+        "{lines:?}"
+    );
+    assert!(out.exists());
+}
+
+#[test]
+fn bad_flags_are_one_line_usage_errors() {
+    let out = scratch("flags.png");
+    for (flags, needle) in [
+        (vec!["--theme", "neon"], "neon"),
+        (vec!["--width", "10"], "--width"),
+        (vec!["--height", "abc"], "abc"),
+        (vec!["--scale", "9"], "--scale"),
+        (vec!["--focus", "no-such-thread"], "no-such-thread"),
+    ] {
+        let output = render(&fixture("minimal-ru.jsonl"), &out, &flags);
+        assert_eq!(output.status.code(), Some(64), "{flags:?}");
+        let lines = stderr_lines(&output);
+        assert_eq!(lines.len(), 1, "{flags:?}: {lines:?}");
+        assert!(
+            lines[0].starts_with("error: ") && lines[0].contains(needle),
+            "{flags:?}: {lines:?}"
+        );
+        assert!(!out.exists(), "{flags:?}");
+    }
+}
+
+#[test]
+fn snapshot_prints_the_fold_as_json() {
+    let output = chatsurface(&[
+        "snapshot",
+        example("design-record-ru.jsonl").to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    for key in [
+        "session",
+        "threads",
+        "messages",
+        "batches",
+        "confirmations",
+        "decisions",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}");
+    }
+    let batches = json["batches"].as_array().unwrap();
+    assert!(batches
+        .iter()
+        .any(|batch| batch["status"] == "open" && batch["response"].is_null()));
+    assert!(batches
+        .iter()
+        .any(|batch| batch["status"] == "answered" && batch["response"].is_object()));
+    let confirmations = json["confirmations"].as_array().unwrap();
+    assert!(confirmations
+        .iter()
+        .any(|confirmation| confirmation["status"] == "pending"));
+    let thread = &json["threads"][0];
+    for key in [
+        "id",
+        "parent",
+        "title",
+        "kind",
+        "status",
+        "open_questions",
+        "decisions",
+    ] {
+        assert!(thread.get(key).is_some(), "thread lacks {key}");
+    }
+}
+
+#[test]
+fn gen_writes_a_log_that_snapshot_reads() {
+    let out = scratch("generated.jsonl");
+    let output = chatsurface(&[
+        "gen",
+        "--out",
+        out.to_str().unwrap(),
+        "--messages",
+        "2000",
+        "--threads",
+        "50",
+        "--batches",
+        "20",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = chatsurface(&["snapshot", out.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["messages"].as_array().unwrap().len(), 2000);
+    assert_eq!(json["threads"].as_array().unwrap().len(), 50);
+    let again = chatsurface(&["gen", "--out", out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(64), "gen never overwrites a log");
+}

@@ -1,0 +1,553 @@
+//! Stage two, Declutter: what earns a place in the frame.
+//!
+//! From the whole snapshot and the operator's intent this stage picks what is shown and in
+//! which form: resolved threads and answered batches fold to one-line summaries, long messages
+//! fold with a way to expand, open questions and pending confirmations are never hidden, and
+//! the overview ranks branches by open work and recency within a row budget. It decides, it
+//! does not measure: text is never shaped here, and the only size it reads is how many
+//! overview rows fit.
+
+use crate::intent::Intent;
+use chatsurface_model::{
+    BatchStatus, ConfirmationStatus, NodeRef, Snapshot, ThreadKind, ThreadNode, ThreadStatus,
+};
+use std::collections::HashSet;
+
+/// Messages longer than this many characters fold until expanded.
+pub const FOLD_CHARS: usize = 1200;
+/// Messages with more lines than this fold until expanded.
+pub const FOLD_LINES: usize = 18;
+/// Open questions listed under one thread in the overview before the rest are counted.
+pub const QUESTIONS_PER_THREAD: usize = 3;
+
+/// The header's facts: the session and what awaits the human.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeaderSummary<'s> {
+    /// The session's title.
+    pub title: &'s str,
+    /// The agent running it, when known.
+    pub agent: Option<&'s str>,
+    /// Unanswered items across open batches.
+    pub open_questions: usize,
+    /// Confirmations waiting.
+    pub pending_confirmations: usize,
+    /// Titles from the topic down to the focused thread.
+    pub breadcrumb: Vec<&'s str>,
+}
+
+impl HeaderSummary<'_> {
+    /// "3 open questions · 1 confirmation", or that nothing awaits.
+    pub fn awaiting(&self) -> String {
+        let plural = |count: usize, one: &str, many: &str| {
+            format!("{count} {}", if count == 1 { one } else { many })
+        };
+        let mut parts = Vec::new();
+        if self.open_questions > 0 {
+            parts.push(plural(
+                self.open_questions,
+                "open question",
+                "open questions",
+            ));
+        }
+        if self.pending_confirmations > 0 {
+            parts.push(plural(
+                self.pending_confirmations,
+                "confirmation",
+                "confirmations",
+            ));
+        }
+        if parts.is_empty() {
+            "Nothing awaits you".to_owned()
+        } else {
+            parts.join(" · ")
+        }
+    }
+}
+
+/// What an overview row stands for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OverviewEntry {
+    /// A topic, branch or exploration.
+    Thread {
+        /// Index into the snapshot's threads.
+        thread: usize,
+        /// Whether it is the focused thread.
+        focused: bool,
+    },
+    /// An open batch or a pending confirmation.
+    Question {
+        /// The batch or confirmation.
+        node: NodeRef,
+    },
+    /// A recorded decision.
+    Decision {
+        /// Index into the snapshot's decisions.
+        decision: usize,
+    },
+    /// Threads left out for room, counted.
+    Collapsed {
+        /// How many threads (with everything below them) are not listed.
+        threads: usize,
+        /// How many of those are resolved.
+        resolved: usize,
+    },
+    /// Open questions of a thread not listed one by one.
+    MoreQuestions {
+        /// How many.
+        count: usize,
+    },
+}
+
+/// One line of the overview.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OverviewRow {
+    /// Nesting depth: 0 for topics.
+    pub depth: u8,
+    /// What the row shows.
+    pub entry: OverviewEntry,
+}
+
+/// How a transcript block is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Presentation {
+    /// In full.
+    Full,
+    /// Cut short, with a way to expand.
+    Folded,
+    /// One line with the outcome (resolved threads, answered batches, settled confirmations).
+    Summary,
+    /// In full and standing out: it waits for the human.
+    Attention,
+}
+
+/// One block of the transcript.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TranscriptBlock {
+    /// The node shown.
+    pub node: NodeRef,
+    /// Its thread.
+    pub thread: usize,
+    /// In which form.
+    pub presentation: Presentation,
+    /// Whether the block names its thread (it differs from the block before).
+    pub show_thread: bool,
+}
+
+/// The output of Declutter: everything the frame will show, nothing it will not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclutteredView<'s> {
+    /// The header band.
+    pub header: HeaderSummary<'s>,
+    /// The overview rows, in display order.
+    pub overview: Vec<OverviewRow>,
+    /// The transcript blocks, oldest first.
+    pub transcript: Vec<TranscriptBlock>,
+}
+
+/// Stage two: decides what is shown.
+pub fn declutter<'s>(snapshot: &'s Snapshot, intent: &Intent) -> DeclutteredView<'s> {
+    let header = HeaderSummary {
+        title: snapshot.title(),
+        agent: snapshot
+            .session
+            .as_ref()
+            .and_then(|session| session.agent.as_deref()),
+        open_questions: snapshot.open_questions(),
+        pending_confirmations: snapshot.pending_confirmations(),
+        breadcrumb: intent
+            .breadcrumb
+            .iter()
+            .map(|&thread| snapshot.threads[thread].spec.title.as_str())
+            .collect(),
+    };
+    DeclutteredView {
+        header,
+        overview: overview_rows(snapshot, intent, overview_row_budget(intent)),
+        transcript: transcript_blocks(snapshot, intent),
+    }
+}
+
+/// How many overview rows the viewport has room for.
+pub fn overview_row_budget(intent: &Intent) -> usize {
+    let metrics = intent.style.metrics;
+    let room = intent.viewport.height.0
+        - metrics.header_height.0
+        - 3.0 * metrics.card_padding.0
+        - metrics.line_height.0;
+    (room / metrics.overview_row_height.0).floor().max(3.0) as usize
+}
+
+fn message_is_long(text: &str) -> bool {
+    text.len() > FOLD_CHARS && text.chars().count() > FOLD_CHARS
+        || text.lines().count() > FOLD_LINES
+}
+
+/// For each thread, the resolved thread its content folds into, if any.
+fn collapse_targets(snapshot: &Snapshot, intent: &Intent) -> Vec<Option<usize>> {
+    let mut targets: Vec<Option<usize>> = vec![None; snapshot.threads.len()];
+    // Threads are opened after their parents, so a parent's target is known before its children.
+    for (index, thread) in snapshot.threads.iter().enumerate() {
+        let inherited = snapshot.parent_of(index).and_then(|parent| targets[parent]);
+        let folds_itself = thread.status == ThreadStatus::Resolved
+            && !intent.expanded.contains(&NodeRef::Thread(index))
+            && !intent.breadcrumb.contains(&index);
+        targets[index] = inherited.or(folds_itself.then_some(index));
+    }
+    targets
+}
+
+fn transcript_blocks(snapshot: &Snapshot, intent: &Intent) -> Vec<TranscriptBlock> {
+    let targets = collapse_targets(snapshot, intent);
+    let mut blocks: Vec<TranscriptBlock> = Vec::new();
+    let mut last_thread = None;
+    for entry in &snapshot.timeline {
+        if !intent.shows_thread(snapshot, entry.thread) {
+            continue;
+        }
+        let expanded = intent.expanded.contains(&entry.node);
+        let presentation = match entry.node {
+            NodeRef::Thread(index) => match targets[index] {
+                Some(target) if target == index => Presentation::Summary,
+                Some(_) => continue,
+                None => Presentation::Full,
+            },
+            NodeRef::Batch(index) => match snapshot.batches[index].status {
+                BatchStatus::Open => Presentation::Attention,
+                _ if targets[entry.thread].is_some() => continue,
+                BatchStatus::Answered if expanded => Presentation::Full,
+                _ => Presentation::Summary,
+            },
+            NodeRef::Confirmation(index) => match snapshot.confirmations[index].status {
+                ConfirmationStatus::Pending => Presentation::Attention,
+                _ if targets[entry.thread].is_some() => continue,
+                _ => Presentation::Summary,
+            },
+            _ if targets[entry.thread].is_some() => continue,
+            NodeRef::Message(index)
+                if !expanded && message_is_long(&snapshot.messages[index].spec.text) =>
+            {
+                Presentation::Folded
+            }
+            NodeRef::Message(_) | NodeRef::Decision(_) => Presentation::Full,
+        };
+        let show_thread =
+            last_thread != Some(entry.thread) && !matches!(entry.node, NodeRef::Thread(_));
+        last_thread = Some(entry.thread);
+        blocks.push(TranscriptBlock {
+            node: entry.node,
+            thread: entry.thread,
+            presentation,
+            show_thread,
+        });
+    }
+    blocks
+}
+
+/// Open batches and pending confirmations of each thread, in the order they were asked.
+fn open_questions_by_thread(snapshot: &Snapshot) -> Vec<Vec<NodeRef>> {
+    let mut by_thread = vec![Vec::new(); snapshot.threads.len()];
+    for entry in &snapshot.timeline {
+        let open = match entry.node {
+            NodeRef::Batch(index) => snapshot.batches[index].status == BatchStatus::Open,
+            NodeRef::Confirmation(index) => {
+                snapshot.confirmations[index].status == ConfirmationStatus::Pending
+            }
+            _ => false,
+        };
+        if open {
+            by_thread[entry.thread].push(entry.node);
+        }
+    }
+    by_thread
+}
+
+fn open_work(thread: &ThreadNode) -> usize {
+    thread.open_questions + thread.pending_confirmations
+}
+
+fn status_rank(status: ThreadStatus) -> u8 {
+    match status {
+        ThreadStatus::Active => 0,
+        ThreadStatus::Parked => 1,
+        ThreadStatus::Resolved => 2,
+    }
+}
+
+/// The tree of threads with children ranked by open work, then status, then recency.
+struct ThreadTree {
+    roots: Vec<usize>,
+    children: Vec<Vec<usize>>,
+    subtree_open_work: Vec<usize>,
+    subtree_size: Vec<usize>,
+    subtree_resolved: Vec<usize>,
+}
+
+impl ThreadTree {
+    fn new(snapshot: &Snapshot) -> ThreadTree {
+        let count = snapshot.threads.len();
+        let mut roots = Vec::new();
+        let mut children = vec![Vec::new(); count];
+        for index in 0..count {
+            match snapshot.parent_of(index) {
+                Some(parent) => children[parent].push(index),
+                None => roots.push(index),
+            }
+        }
+        let mut subtree_open_work: Vec<usize> = snapshot.threads.iter().map(open_work).collect();
+        let mut subtree_size = vec![1; count];
+        let mut subtree_resolved: Vec<usize> = snapshot
+            .threads
+            .iter()
+            .map(|thread| usize::from(thread.status == ThreadStatus::Resolved))
+            .collect();
+        // Children always come after their parents, so walking backwards sums bottom-up.
+        for index in (0..count).rev() {
+            if let Some(parent) = snapshot.parent_of(index) {
+                subtree_open_work[parent] += subtree_open_work[index];
+                subtree_size[parent] += subtree_size[index];
+                subtree_resolved[parent] += subtree_resolved[index];
+            }
+        }
+        let rank = |&index: &usize| {
+            let thread = &snapshot.threads[index];
+            (
+                std::cmp::Reverse(subtree_open_work[index] > 0),
+                status_rank(thread.status),
+                std::cmp::Reverse(thread.last_activity_seq),
+            )
+        };
+        roots.sort_by_key(rank);
+        for list in &mut children {
+            list.sort_by_key(rank);
+        }
+        ThreadTree {
+            roots,
+            children,
+            subtree_open_work,
+            subtree_size,
+            subtree_resolved,
+        }
+    }
+}
+
+fn overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<OverviewRow> {
+    let tree = ThreadTree::new(snapshot);
+    let questions = open_questions_by_thread(snapshot);
+    let question_rows = |thread: usize| {
+        let count = questions[thread].len();
+        if count > QUESTIONS_PER_THREAD {
+            QUESTIONS_PER_THREAD + 1
+        } else {
+            count
+        }
+    };
+
+    // Choose threads by priority: the focus path and threads with open work first, then by
+    // rank. Choosing a thread chooses its ancestors, so the tree stays connected.
+    let mut order: Vec<usize> = (0..snapshot.threads.len()).collect();
+    order.sort_by_key(|&index| {
+        let thread = &snapshot.threads[index];
+        (
+            std::cmp::Reverse(intent.breadcrumb.contains(&index)),
+            std::cmp::Reverse(tree.subtree_open_work[index] > 0),
+            status_rank(thread.status),
+            std::cmp::Reverse(thread.last_activity_seq),
+        )
+    });
+    let mut chosen = vec![false; snapshot.threads.len()];
+    let mut chosen_children = vec![0usize; snapshot.threads.len()];
+    let mut chosen_roots = 0usize;
+    let mut rows = 0usize;
+    for &candidate in &order {
+        let must = intent.breadcrumb.contains(&candidate) || tree.subtree_open_work[candidate] > 0;
+        let mut path = Vec::new();
+        let mut current = Some(candidate);
+        while let Some(index) = current {
+            if chosen[index] {
+                break;
+            }
+            path.push(index);
+            current = snapshot.parent_of(index);
+        }
+        if path.is_empty() {
+            continue;
+        }
+        // Rows this adds: each new thread, its questions, a "more" row for its children, and
+        // a "more" row that disappears from a parent whose last child is now listed.
+        let mut added: isize = 0;
+        for &index in &path {
+            added += 1 + question_rows(index) as isize;
+            if !tree.children[index].is_empty() {
+                added += 1;
+            }
+            let (listed, total) = match snapshot.parent_of(index) {
+                Some(parent) => (chosen_children[parent] + 1, tree.children[parent].len()),
+                None => (chosen_roots + 1, tree.roots.len()),
+            };
+            if listed == total && !path.contains(&snapshot.parent_of(index).unwrap_or(usize::MAX)) {
+                added -= 1;
+            }
+        }
+        let roots_more = usize::from(chosen_roots < tree.roots.len());
+        if !must && (rows as isize + added) as usize + roots_more > budget {
+            continue;
+        }
+        for &index in &path {
+            chosen[index] = true;
+            match snapshot.parent_of(index) {
+                Some(parent) => chosen_children[parent] += 1,
+                None => chosen_roots += 1,
+            }
+        }
+        rows = (rows as isize + added).max(0) as usize;
+    }
+
+    let mut out = Vec::new();
+    emit_level(
+        snapshot,
+        intent,
+        &tree,
+        &questions,
+        &chosen,
+        &tree.roots,
+        0,
+        &mut out,
+    );
+    add_decisions(snapshot, intent, &chosen, budget, &mut out);
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_level(
+    snapshot: &Snapshot,
+    intent: &Intent,
+    tree: &ThreadTree,
+    questions: &[Vec<NodeRef>],
+    chosen: &[bool],
+    level: &[usize],
+    depth: u8,
+    out: &mut Vec<OverviewRow>,
+) {
+    let (mut left_out, mut left_out_resolved) = (0, 0);
+    for &thread in level {
+        if !chosen[thread] {
+            left_out += tree.subtree_size[thread];
+            left_out_resolved += tree.subtree_resolved[thread];
+            continue;
+        }
+        out.push(OverviewRow {
+            depth,
+            entry: OverviewEntry::Thread {
+                thread,
+                focused: intent.focus == Some(thread),
+            },
+        });
+        let open = &questions[thread];
+        let listed = if open.len() > QUESTIONS_PER_THREAD {
+            QUESTIONS_PER_THREAD
+        } else {
+            open.len()
+        };
+        for &node in &open[..listed] {
+            out.push(OverviewRow {
+                depth: depth + 1,
+                entry: OverviewEntry::Question { node },
+            });
+        }
+        if open.len() > listed {
+            out.push(OverviewRow {
+                depth: depth + 1,
+                entry: OverviewEntry::MoreQuestions {
+                    count: open.len() - listed,
+                },
+            });
+        }
+        emit_level(
+            snapshot,
+            intent,
+            tree,
+            questions,
+            chosen,
+            &tree.children[thread],
+            depth.saturating_add(1),
+            out,
+        );
+    }
+    if left_out > 0 {
+        out.push(OverviewRow {
+            depth,
+            entry: OverviewEntry::Collapsed {
+                threads: left_out,
+                resolved: left_out_resolved,
+            },
+        });
+    }
+}
+
+/// Fills rows left over with decisions, newest first (the focused thread's before others),
+/// each placed under its thread.
+fn add_decisions(
+    snapshot: &Snapshot,
+    intent: &Intent,
+    chosen: &[bool],
+    budget: usize,
+    out: &mut Vec<OverviewRow>,
+) {
+    let room = budget.saturating_sub(out.len());
+    if room == 0 {
+        return;
+    }
+    let mut candidates: Vec<usize> = (0..snapshot.decisions.len())
+        .filter(|&index| {
+            snapshot
+                .thread_index(&snapshot.decisions[index].spec.thread_id)
+                .is_some_and(|thread| chosen[thread])
+        })
+        .collect();
+    candidates.sort_by_key(|&index| {
+        let in_focus = snapshot
+            .thread_index(&snapshot.decisions[index].spec.thread_id)
+            .is_some_and(|thread| intent.focus == Some(thread));
+        (
+            std::cmp::Reverse(in_focus),
+            std::cmp::Reverse(snapshot.decisions[index].revision),
+        )
+    });
+    let picked: HashSet<usize> = candidates.into_iter().take(room).collect();
+    if picked.is_empty() {
+        return;
+    }
+    let mut with_decisions = Vec::with_capacity(out.len() + picked.len());
+    for row in out.drain(..) {
+        let thread_row = match row.entry {
+            OverviewEntry::Thread { thread, .. } => Some((thread, row.depth)),
+            _ => None,
+        };
+        with_decisions.push(row);
+        if let Some((thread, depth)) = thread_row {
+            let id = &snapshot.threads[thread].spec.id;
+            let mut mine: Vec<usize> = picked
+                .iter()
+                .copied()
+                .filter(|&index| &snapshot.decisions[index].spec.thread_id == id)
+                .collect();
+            mine.sort_unstable();
+            for decision in mine {
+                with_decisions.push(OverviewRow {
+                    depth: depth + 1,
+                    entry: OverviewEntry::Decision { decision },
+                });
+            }
+        }
+    }
+    *out = with_decisions;
+}
+
+/// The word for a thread's kind, as the overview and transcript show it.
+pub fn kind_label(kind: ThreadKind) -> &'static str {
+    match kind {
+        ThreadKind::Topic => "topic",
+        ThreadKind::Branch => "branch",
+        ThreadKind::Exploration => "exploration",
+    }
+}

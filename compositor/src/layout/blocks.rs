@@ -1,0 +1,993 @@
+//! What each kind of transcript block looks like: messages, batch cards, confirmation cards,
+//! decisions, thread markers and one-line summaries.
+//!
+//! Each function turns one decluttered block into a card tree for [`CardBuilder`]. All text
+//! from the snapshot is untrusted, so it passes through `sanitize` before it is shaped, and
+//! long text is cut to a bound here so that shaping work stays bounded whatever an agent sends.
+//! This module chooses words, colours and structure; it does not place cards on screen.
+
+use super::card::{column_style, CardBuilder, CardLayout, Decoration, TextLook};
+use crate::declutter::{kind_label, Presentation, TranscriptBlock};
+use crate::markdown::{parse_markdown, InlineSpan, MarkdownBlock};
+use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
+use crate::text::{SpanStyle, TextSystem};
+use crate::theme::{Color, Style};
+use crate::units::Pixels;
+use chatsurface_model::{
+    AnswerKind, BatchStatus, ClarificationBatch, ClarificationItem, ClarificationResponse,
+    Confirmation, ConfirmationStatus, MessageNode, NodeRef, Role, Snapshot, ThreadStatus,
+};
+use taffy::prelude::{length, NodeId};
+
+/// Characters of a folded message that are shaped.
+pub const FOLDED_CHARS: usize = 700;
+/// Lines of a folded message that are shown.
+pub const FOLDED_LINES: usize = 10;
+/// Characters of an expanded message that are shaped; the rest is counted, not drawn.
+pub const EXPANDED_CHARS: usize = 24_000;
+/// Characters of a title or label.
+pub const LABEL_CHARS: usize = 160;
+/// Height bound of any one text leaf in a card.
+pub const MAX_TEXT_HEIGHT: Pixels = Pixels(6_000.0);
+
+type Spans = Vec<(String, SpanStyle)>;
+
+fn plain(text: impl Into<String>) -> Spans {
+    vec![(text.into(), SpanStyle::default())]
+}
+
+fn strong(text: impl Into<String>) -> Spans {
+    vec![(
+        text.into(),
+        SpanStyle {
+            strong: true,
+            ..SpanStyle::default()
+        },
+    )]
+}
+
+fn colored(text: impl Into<String>, color: Color, bold: bool) -> Spans {
+    vec![(
+        text.into(),
+        SpanStyle {
+            strong: bold,
+            color: Some(color),
+            ..SpanStyle::default()
+        },
+    )]
+}
+
+fn one_line(text: &str) -> String {
+    sanitize_single_line(text, LABEL_CHARS).text
+}
+
+/// The context every block builder needs.
+struct Painter<'a> {
+    style: &'a Style,
+    builder: CardBuilder,
+}
+
+impl Painter<'_> {
+    fn body(&self) -> TextLook {
+        let metrics = self.style.metrics;
+        TextLook {
+            font_size: metrics.font_size,
+            line_height: metrics.line_height,
+            color: self.style.palette.text,
+            wrap: true,
+            max_height: MAX_TEXT_HEIGHT,
+        }
+    }
+
+    fn small(&self, color: Color) -> TextLook {
+        let metrics = self.style.metrics;
+        TextLook {
+            font_size: metrics.small_font_size,
+            line_height: Pixels((metrics.small_font_size.0 * 1.4).round()),
+            color,
+            wrap: true,
+            max_height: MAX_TEXT_HEIGHT,
+        }
+    }
+
+    fn single(&self, look: TextLook) -> TextLook {
+        TextLook {
+            wrap: false,
+            ..look
+        }
+    }
+
+    fn text(&mut self, spans: Spans, look: TextLook) -> NodeId {
+        self.builder.text(spans, look)
+    }
+
+    fn label(&mut self, spans: Spans, look: TextLook) -> NodeId {
+        self.builder.label(spans, look)
+    }
+
+    /// A card frame around children.
+    fn card(
+        &mut self,
+        fill: Color,
+        border: Option<(Color, Pixels)>,
+        children: &[NodeId],
+    ) -> NodeId {
+        let metrics = self.style.metrics;
+        self.builder.boxed(
+            column_style(Pixels(6.0), metrics.card_padding),
+            Decoration {
+                fill: Some(fill),
+                border,
+                radius: metrics.corner_radius,
+            },
+            children,
+        )
+    }
+
+    /// An input field: a box with the answer so far, or a placeholder.
+    fn field(&mut self, value: Option<&str>, placeholder: &str, lines: usize) -> NodeId {
+        let palette = self.style.palette;
+        let content = match value.filter(|value| !value.is_empty()) {
+            Some(value) => self.text(
+                plain(sanitize_untrusted(value, EXPANDED_CHARS).text),
+                self.body(),
+            ),
+            None => self.text(
+                vec![(
+                    placeholder.to_owned(),
+                    SpanStyle {
+                        emphasis: true,
+                        ..SpanStyle::default()
+                    },
+                )],
+                TextLook {
+                    color: palette.muted,
+                    ..self.body()
+                },
+            ),
+        };
+        let mut style = column_style(Pixels::ZERO, Pixels(6.0));
+        style.min_size.height = length(self.style.metrics.line_height.0 * lines as f32 + 12.0);
+        self.builder.boxed(
+            style,
+            Decoration {
+                fill: Some(palette.field),
+                border: Some((palette.border, Pixels(1.0))),
+                radius: Pixels(4.0),
+            },
+            &[content],
+        )
+    }
+
+    fn thread_label(&mut self, snapshot: &Snapshot, block: &TranscriptBlock) -> Option<NodeId> {
+        block.show_thread.then(|| {
+            let title = one_line(&snapshot.threads[block.thread].spec.title);
+            let look = self.single(self.small(self.style.palette.muted));
+            self.label(plain(format!("in {title}")), look)
+        })
+    }
+}
+
+/// Builds the card for one transcript block at `width`.
+pub fn build_block(
+    snapshot: &Snapshot,
+    block: &TranscriptBlock,
+    style: &Style,
+    width: Pixels,
+    text: &mut TextSystem,
+) -> CardLayout {
+    let mut painter = Painter {
+        style,
+        builder: CardBuilder::new(),
+    };
+    let root = match block.node {
+        NodeRef::Message(index) => {
+            message_card(&mut painter, snapshot, block, &snapshot.messages[index])
+        }
+        NodeRef::Batch(index) => match block.presentation {
+            Presentation::Summary => {
+                batch_summary(&mut painter, snapshot, block, &snapshot.batches[index])
+            }
+            _ => batch_card(&mut painter, snapshot, block, &snapshot.batches[index]),
+        },
+        NodeRef::Confirmation(index) => match block.presentation {
+            Presentation::Summary => {
+                confirmation_summary(&mut painter, &snapshot.confirmations[index])
+            }
+            _ => confirmation_card(
+                &mut painter,
+                snapshot,
+                block,
+                &snapshot.confirmations[index],
+            ),
+        },
+        NodeRef::Decision(index) => {
+            let palette = style.palette;
+            let badge = painter.label(
+                colored("✓ DECISION", palette.decision, true),
+                painter.single(painter.small(palette.decision)),
+            );
+            let words = painter.text(
+                plain(
+                    sanitize_untrusted(&snapshot.decisions[index].spec.text, FOLDED_CHARS * 2).text,
+                ),
+                painter.body(),
+            );
+            let row = painter.builder.row(Pixels(10.0), &[badge, words]);
+            painter.card(palette.card, Some((palette.decision, Pixels(1.0))), &[row])
+        }
+        NodeRef::Thread(index) => thread_marker(&mut painter, snapshot, index, block.presentation),
+    };
+    painter.builder.finish(root, width, text)
+}
+
+fn role_label(role: Role) -> &'static str {
+    match role {
+        Role::User => "You",
+        Role::Agent => "Agent",
+        Role::System => "System",
+        Role::Tool => "Tool",
+    }
+}
+
+fn inline_spans(spans: &[InlineSpan], style: &Style) -> Spans {
+    spans
+        .iter()
+        .map(|span| {
+            let color = if span.style.link {
+                Some(style.palette.accent)
+            } else if span.style.code {
+                Some(style.palette.question)
+            } else {
+                None
+            };
+            (
+                span.text.clone(),
+                SpanStyle {
+                    strong: span.style.strong,
+                    emphasis: span.style.emphasis,
+                    mono: span.style.code,
+                    color,
+                },
+            )
+        })
+        .collect()
+}
+
+fn message_card(
+    painter: &mut Painter,
+    snapshot: &Snapshot,
+    block: &TranscriptBlock,
+    message: &MessageNode,
+) -> NodeId {
+    let style = *painter.style;
+    let palette = style.palette;
+    let folded = block.presentation == Presentation::Folded;
+    let limit = if folded { FOLDED_CHARS } else { EXPANDED_CHARS };
+    let clean = sanitize_untrusted(&message.spec.text, limit);
+    let role = message.spec.role;
+    let role_color = match role {
+        Role::User => palette.accent,
+        Role::Agent => palette.text,
+        Role::System | Role::Tool => palette.muted,
+    };
+    let mut meta = vec![painter.label(
+        colored(role_label(role), role_color, true),
+        painter.single(painter.small(role_color)),
+    )];
+    meta.extend(painter.thread_label(snapshot, block));
+    let meta = painter.builder.row(Pixels(8.0), &meta);
+    let mut children = vec![meta];
+
+    let mut lines_left = if folded { FOLDED_LINES } else { usize::MAX };
+    for markdown in parse_markdown(&clean.text) {
+        if lines_left == 0 {
+            break;
+        }
+        match markdown {
+            MarkdownBlock::Prose {
+                spans,
+                indent,
+                marker,
+            } => {
+                lines_left = lines_left.saturating_sub(1);
+                let words = painter.text(inline_spans(&spans, &style), painter.body());
+                if marker.is_empty() && indent == 0 {
+                    children.push(words);
+                } else {
+                    let marker = painter.label(
+                        plain(marker),
+                        TextLook {
+                            color: palette.muted,
+                            ..painter.single(painter.body())
+                        },
+                    );
+                    let row = painter.builder.row(Pixels(6.0), &[marker, words]);
+                    let mut style = column_style(Pixels::ZERO, Pixels::ZERO);
+                    style.padding.left = length(14.0 * f32::from(indent.min(8)));
+                    children.push(painter.builder.boxed(style, Decoration::default(), &[row]));
+                }
+            }
+            MarkdownBlock::Code { language, text } => {
+                let lines: Vec<&str> = text.lines().collect();
+                let shown = lines.len().min(lines_left);
+                lines_left = lines_left.saturating_sub(shown);
+                let mut code_children = Vec::new();
+                if let Some(language) = language.as_deref().filter(|language| !language.is_empty())
+                {
+                    code_children.push(painter.label(
+                        plain(one_line(&language)),
+                        painter.single(painter.small(palette.muted)),
+                    ));
+                }
+                let code = lines[..shown].join("\n");
+                code_children.push(painter.text(
+                    vec![(
+                        code,
+                        SpanStyle {
+                            mono: true,
+                            ..SpanStyle::default()
+                        },
+                    )],
+                    TextLook {
+                        font_size: style.metrics.small_font_size,
+                        ..painter.body()
+                    },
+                ));
+                if shown < lines.len() && !folded {
+                    code_children.push(painter.label(
+                        plain(format!("… {} more lines", lines.len() - shown)),
+                        painter.single(painter.small(palette.muted)),
+                    ));
+                }
+                children.push(painter.builder.boxed(
+                    column_style(Pixels(4.0), Pixels(8.0)),
+                    Decoration {
+                        fill: Some(palette.code_fill),
+                        border: Some((palette.border, Pixels(1.0))),
+                        radius: Pixels(4.0),
+                    },
+                    &code_children,
+                ));
+            }
+        }
+    }
+    let total_chars = message.spec.text.chars().count();
+    if folded || clean.truncated_chars > 0 {
+        let hidden = total_chars.saturating_sub(clean.text.chars().count().min(total_chars));
+        let words = if folded {
+            format!(
+                "▸ Show more ({} characters in all) · Enter expands",
+                group_thousands(total_chars)
+            )
+        } else {
+            format!("… {} more characters not shown", group_thousands(hidden))
+        };
+        children.push(painter.label(
+            colored(words, palette.accent, false),
+            painter.single(painter.small(palette.accent)),
+        ));
+    }
+    let fill = if role == Role::User {
+        palette.card_user
+    } else {
+        palette.card
+    };
+    painter.card(fill, Some((palette.border, Pixels(1.0))), &children)
+}
+
+fn group_thousands(value: usize) -> String {
+    let digits = value.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn kind_badge(item: &ClarificationItem) -> String {
+    match (item.kind, item.multiple, item.custom) {
+        (AnswerKind::Choice, true, _) => "choice · pick several".to_owned(),
+        (AnswerKind::Choice, false, true) => "choice · or your own".to_owned(),
+        (kind, _, _) => kind.label().to_owned(),
+    }
+}
+
+fn batch_card(
+    painter: &mut Painter,
+    snapshot: &Snapshot,
+    block: &TranscriptBlock,
+    batch: &ClarificationBatch,
+) -> NodeId {
+    let style = *painter.style;
+    let palette = style.palette;
+    let open = batch.status == BatchStatus::Open;
+    let shown = if open {
+        batch.draft.as_ref()
+    } else {
+        batch.response.as_ref()
+    };
+    let answered = shown.map_or(0, |response| response.answers.len());
+    let state = if open {
+        if answered > 0 {
+            format!("{} questions · {answered} drafted", batch.spec.items.len())
+        } else {
+            format!("{} questions", batch.spec.items.len())
+        }
+    } else {
+        format!("answered · {answered} of {}", batch.spec.items.len())
+    };
+    let badge_color = if open {
+        palette.question
+    } else {
+        palette.decision
+    };
+    let badge = painter.label(
+        colored(
+            if open { "? QUESTIONS" } else { "✓ ANSWERED" },
+            badge_color,
+            true,
+        ),
+        painter.single(painter.small(badge_color)),
+    );
+    let title = painter.text(
+        strong(one_line(batch.display_title())),
+        painter.single(painter.body()),
+    );
+    let count = painter.label(plain(state), painter.single(painter.small(palette.muted)));
+    let mut top = vec![badge, title, count];
+    top.extend(painter.thread_label(snapshot, block));
+    let top = painter.builder.row(Pixels(10.0), &top);
+    let mut children = vec![top];
+    for (number, item) in batch.spec.items.iter().enumerate() {
+        let answer = shown.and_then(|response| response.answer(&item.id));
+        children.push(item_block(painter, number + 1, item, answer));
+    }
+    if batch.spec.general_field {
+        let label = painter.label(
+            strong("General note"),
+            painter.single(painter.small(palette.muted)),
+        );
+        let general =
+            shown.and_then(|response: &ClarificationResponse| response.general.as_deref());
+        let field = painter.field(general, "Anything else the agent should know…", 2);
+        children.push(painter.builder.column(Pixels(4.0), &[label, field]));
+    }
+    if open {
+        let hint =
+            "o next question · Tab next item · 1–9 pick · y / n · s skip · Ctrl+Enter submit";
+        children.push(painter.label(plain(hint), painter.single(painter.small(palette.muted))));
+    }
+    let border = if open {
+        (palette.question, style.metrics.attention_border)
+    } else {
+        (palette.border, Pixels(1.0))
+    };
+    painter.card(palette.card, Some(border), &children)
+}
+
+fn item_block(
+    painter: &mut Painter,
+    number: usize,
+    item: &ClarificationItem,
+    answer: Option<&chatsurface_model::ItemAnswer>,
+) -> NodeId {
+    let style = *painter.style;
+    let palette = style.palette;
+    let mut head = Vec::new();
+    let header = item.header.as_deref().map_or_else(
+        || format!("Q{number}"),
+        |header| format!("Q{number} · {}", one_line(header)),
+    );
+    head.push(painter.label(
+        colored(header, palette.accent, true),
+        painter.single(painter.small(palette.accent)),
+    ));
+    head.push(painter.label(
+        plain(format!("[{}]", kind_badge(item))),
+        painter.single(painter.small(palette.muted)),
+    ));
+    match answer {
+        Some(answer) if answer.skipped => head.push(painter.label(
+            colored("skipped", palette.muted, true),
+            painter.single(painter.small(palette.muted)),
+        )),
+        Some(_) => head.push(painter.label(
+            colored("answered", palette.decision, true),
+            painter.single(painter.small(palette.decision)),
+        )),
+        None => {}
+    }
+    let head = painter.builder.row(Pixels(8.0), &head);
+    let prompt = painter.text(
+        plain(sanitize_untrusted(&item.prompt, FOLDED_CHARS).text),
+        painter.body(),
+    );
+    let mut children = vec![head, prompt];
+    let selected = |id: &str| {
+        answer.is_some_and(|answer| answer.selected.iter().any(|chosen| chosen.as_str() == id))
+    };
+    match item.kind {
+        AnswerKind::Choice => {
+            for (index, option) in item.options.iter().enumerate() {
+                let chosen = selected(option.id.as_str());
+                let mark = match (item.multiple, chosen) {
+                    (true, true) => "☑",
+                    (true, false) => "☐",
+                    (false, true) => "●",
+                    (false, false) => "○",
+                };
+                let key = painter.label(
+                    plain(format!("{} {mark}", index + 1)),
+                    TextLook {
+                        color: if chosen {
+                            palette.accent
+                        } else {
+                            palette.muted
+                        },
+                        ..painter.single(painter.body())
+                    },
+                );
+                let mut words = vec![(
+                    one_line(&option.label),
+                    SpanStyle {
+                        strong: chosen,
+                        ..SpanStyle::default()
+                    },
+                )];
+                if item.recommended.as_ref() == Some(&option.id) {
+                    words.push((
+                        "  ★ recommended".to_owned(),
+                        SpanStyle {
+                            color: Some(palette.question),
+                            ..SpanStyle::default()
+                        },
+                    ));
+                }
+                let mut text_children = vec![painter.text(words, painter.body())];
+                if let Some(detail) = &option.detail {
+                    text_children.push(painter.text(
+                        plain(sanitize_untrusted(detail, FOLDED_CHARS).text),
+                        painter.small(palette.muted),
+                    ));
+                }
+                let text_column = painter.builder.column(Pixels(2.0), &text_children);
+                let text_column_style = taffy::Style {
+                    flex_grow: 1.0,
+                    flex_shrink: 1.0,
+                    min_size: taffy::Size {
+                        width: length(0.0),
+                        height: taffy::prelude::auto(),
+                    },
+                    ..column_style(Pixels(2.0), Pixels::ZERO)
+                };
+                painter.builder_set_style(text_column, text_column_style);
+                let mut row_style = taffy::Style {
+                    flex_direction: taffy::FlexDirection::Row,
+                    align_items: taffy::AlignItems::START,
+                    gap: taffy::Size {
+                        width: length(8.0),
+                        height: length(0.0),
+                    },
+                    padding: taffy::Rect {
+                        left: length(6.0),
+                        right: length(6.0),
+                        top: length(3.0),
+                        bottom: length(3.0),
+                    },
+                    ..taffy::Style::default()
+                };
+                row_style.min_size.width = length(0.0);
+                let fill = chosen.then_some(palette.focus_fill);
+                children.push(painter.builder.boxed(
+                    row_style,
+                    Decoration {
+                        fill,
+                        border: None,
+                        radius: Pixels(4.0),
+                    },
+                    &[key, text_column],
+                ));
+            }
+            if item.custom {
+                let text = answer.and_then(|answer| answer.text.as_deref());
+                children.push(painter.field(text, "Other: type your own answer…", 1));
+            }
+        }
+        AnswerKind::YesNo => {
+            let mut pills = Vec::new();
+            for (key, id, words) in [("y", "yes", "Yes"), ("n", "no", "No")] {
+                let chosen = selected(id);
+                let color = if chosen {
+                    palette.background
+                } else {
+                    palette.text
+                };
+                let label = painter.label(
+                    colored(format!("{key} · {words}"), color, true),
+                    painter.single(painter.body()),
+                );
+                let mut pill = column_style(Pixels::ZERO, Pixels(6.0));
+                pill.padding.left = length(14.0);
+                pill.padding.right = length(14.0);
+                let fill = if chosen {
+                    palette.accent
+                } else {
+                    palette.field
+                };
+                pills.push(painter.builder.boxed(
+                    pill,
+                    Decoration {
+                        fill: Some(fill),
+                        border: Some((palette.border, Pixels(1.0))),
+                        radius: Pixels(12.0),
+                    },
+                    &[label],
+                ));
+            }
+            let row = painter.builder.row(Pixels(10.0), &pills);
+            children.push(row);
+        }
+        AnswerKind::Text | AnswerKind::Multiline => {
+            let lines = if item.kind == AnswerKind::Multiline {
+                3
+            } else {
+                1
+            };
+            let text = answer.and_then(|answer| answer.text.as_deref());
+            children.push(painter.field(text, "Type an answer…", lines));
+        }
+    }
+    painter.builder.boxed(
+        column_style(Pixels(6.0), Pixels(10.0)),
+        Decoration {
+            fill: Some(palette.panel),
+            border: Some((palette.border, Pixels(1.0))),
+            radius: Pixels(4.0),
+        },
+        &children,
+    )
+}
+
+impl Painter<'_> {
+    fn builder_set_style(&mut self, node: NodeId, style: taffy::Style) {
+        self.builder.set_style(node, style);
+    }
+}
+
+fn summary_row(
+    painter: &mut Painter,
+    badge: &str,
+    badge_color: Color,
+    words: String,
+    border: Color,
+) -> NodeId {
+    let palette = painter.style.palette;
+    let badge = painter.label(
+        colored(badge, badge_color, true),
+        painter.single(painter.small(badge_color)),
+    );
+    let words = painter.text(
+        plain(words),
+        TextLook {
+            color: palette.muted,
+            ..painter.single(painter.body())
+        },
+    );
+    let row = painter.builder.row(Pixels(10.0), &[badge, words]);
+    let metrics = painter.style.metrics;
+    let mut style = column_style(Pixels::ZERO, Pixels(metrics.card_padding.0 * 0.6));
+    style.padding.left = length(metrics.card_padding.0);
+    painter.builder.boxed(
+        style,
+        Decoration {
+            fill: Some(palette.panel),
+            border: Some((border, Pixels(1.0))),
+            radius: metrics.corner_radius,
+        },
+        &[row],
+    )
+}
+
+fn answer_words(item: &ClarificationItem, answer: &chatsurface_model::ItemAnswer) -> String {
+    if answer.skipped {
+        return "skipped".to_owned();
+    }
+    let mut parts: Vec<String> = answer
+        .selected
+        .iter()
+        .map(|id| one_line(item.option_label(id)))
+        .collect();
+    if let Some(text) = &answer.text {
+        parts.push(format!("“{}”", one_line(text)));
+    }
+    parts.join(", ")
+}
+
+fn batch_summary(
+    painter: &mut Painter,
+    _snapshot: &Snapshot,
+    _block: &TranscriptBlock,
+    batch: &ClarificationBatch,
+) -> NodeId {
+    let palette = painter.style.palette;
+    let title = one_line(batch.display_title());
+    let (badge, color, words) = match (&batch.status, &batch.response) {
+        (BatchStatus::Answered, Some(response)) => {
+            let answers: Vec<String> = batch
+                .spec
+                .items
+                .iter()
+                .filter_map(|item| {
+                    let answer = response.answer(&item.id)?;
+                    let name = item
+                        .header
+                        .as_deref()
+                        .map_or_else(|| one_line(&item.prompt), one_line);
+                    Some(format!("{name}: {}", answer_words(item, answer)))
+                })
+                .collect();
+            (
+                "✓ ANSWERED",
+                palette.decision,
+                format!("{title} — {}", answers.join(" · ")),
+            )
+        }
+        (BatchStatus::Expired, _) => (
+            "⌛ EXPIRED",
+            palette.muted,
+            format!(
+                "{title} — {} questions went unanswered",
+                batch.spec.items.len()
+            ),
+        ),
+        (BatchStatus::Withdrawn, _) => (
+            "↩ WITHDRAWN",
+            palette.muted,
+            format!("{title} — the agent took the questions back"),
+        ),
+        _ => ("?", palette.question, title),
+    };
+    summary_row(painter, badge, color, words, palette.border)
+}
+
+fn confirmation_card(
+    painter: &mut Painter,
+    snapshot: &Snapshot,
+    block: &TranscriptBlock,
+    confirmation: &Confirmation,
+) -> NodeId {
+    let style = *painter.style;
+    let palette = style.palette;
+    let spec = &confirmation.spec;
+    let badge = painter.label(
+        colored("⚠ CONFIRM", palette.danger, true),
+        painter.single(painter.body()),
+    );
+    let title = painter.text(
+        strong(one_line(
+            spec.title
+                .as_deref()
+                .unwrap_or("Confirm a dangerous action"),
+        )),
+        painter.single(painter.body()),
+    );
+    let mut top = vec![badge, title];
+    if let Some(timeout) = spec.timeout_s {
+        top.push(painter.label(
+            plain(format!("expires after {}", duration_words(timeout))),
+            painter.single(painter.small(palette.muted)),
+        ));
+    }
+    top.extend(painter.thread_label(snapshot, block));
+    let top = painter.builder.row(Pixels(10.0), &top);
+    let message = painter.text(
+        plain(sanitize_untrusted(&spec.message, FOLDED_CHARS).text),
+        painter.body(),
+    );
+    let mut children = vec![top, message];
+    if let Some(path) = &spec.attachment {
+        let words = vec![
+            (
+                "Attachment  ".to_owned(),
+                SpanStyle {
+                    strong: true,
+                    ..SpanStyle::default()
+                },
+            ),
+            (
+                one_line(path),
+                SpanStyle {
+                    mono: true,
+                    ..SpanStyle::default()
+                },
+            ),
+        ];
+        children.push(painter.text(words, painter.small(palette.text)));
+    }
+    if spec.comment {
+        children.push(painter.field(None, "Comment (optional): type to add one", 1));
+    }
+    let mut buttons = Vec::new();
+    for (keys, words, primary) in [
+        ("Ctrl+Enter", spec.accept_label(), true),
+        ("Ctrl+Backspace", spec.decline_label(), false),
+    ] {
+        let color = if primary {
+            palette.background
+        } else {
+            palette.text
+        };
+        let label = painter.label(
+            vec![
+                (
+                    format!("{} ", one_line(words)),
+                    SpanStyle {
+                        strong: true,
+                        color: Some(color),
+                        ..SpanStyle::default()
+                    },
+                ),
+                (
+                    format!(" {keys}"),
+                    SpanStyle {
+                        color: Some(if primary { color } else { palette.muted }),
+                        ..SpanStyle::default()
+                    },
+                ),
+            ],
+            painter.single(painter.body()),
+        );
+        let mut button = column_style(Pixels::ZERO, Pixels(7.0));
+        button.padding.left = length(16.0);
+        button.padding.right = length(16.0);
+        let fill = if primary {
+            palette.danger
+        } else {
+            palette.field
+        };
+        buttons.push(painter.builder.boxed(
+            button,
+            Decoration {
+                fill: Some(fill),
+                border: Some((palette.danger, Pixels(1.5))),
+                radius: Pixels(5.0),
+            },
+            &[label],
+        ));
+    }
+    children.push(painter.builder.row(Pixels(12.0), &buttons));
+    painter.card(
+        palette.danger_fill,
+        Some((
+            palette.danger,
+            Pixels(style.metrics.attention_border.0 * 1.5),
+        )),
+        &children,
+    )
+}
+
+fn duration_words(seconds: f64) -> String {
+    let seconds = seconds.max(0.0).round() as u64;
+    match seconds {
+        0..=119 => format!("{seconds} s"),
+        120..=7199 => format!("{} min", seconds / 60),
+        _ => format!("{} h", seconds / 3600),
+    }
+}
+
+fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> NodeId {
+    let palette = painter.style.palette;
+    let title = one_line(
+        confirmation
+            .spec
+            .title
+            .as_deref()
+            .unwrap_or(&confirmation.spec.message),
+    );
+    let comment = confirmation
+        .outcome_comment
+        .as_deref()
+        .map(|comment| format!(" — “{}”", one_line(comment)))
+        .unwrap_or_default();
+    let (badge, color) = match confirmation.status {
+        ConfirmationStatus::Accepted => ("✓ ACCEPTED", palette.decision),
+        ConfirmationStatus::Declined => ("✗ DECLINED", palette.danger),
+        ConfirmationStatus::Expired => ("⌛ EXPIRED", palette.muted),
+        ConfirmationStatus::Withdrawn => ("↩ WITHDRAWN", palette.muted),
+        ConfirmationStatus::Pending => ("⚠ PENDING", palette.danger),
+    };
+    summary_row(
+        painter,
+        badge,
+        color,
+        format!("{title}{comment}"),
+        palette.border,
+    )
+}
+
+fn thread_marker(
+    painter: &mut Painter,
+    snapshot: &Snapshot,
+    index: usize,
+    presentation: Presentation,
+) -> NodeId {
+    let palette = painter.style.palette;
+    let thread = &snapshot.threads[index];
+    let title = one_line(&thread.spec.title);
+    let kind = kind_label(thread.spec.kind).to_uppercase();
+    if presentation == Presentation::Summary {
+        let last_decision = snapshot
+            .decisions
+            .iter()
+            .rev()
+            .find(|decision| decision.spec.thread_id == thread.spec.id)
+            .map(|decision| format!(" — decided: {}", one_line(&decision.spec.text)))
+            .unwrap_or_default();
+        let words = format!(
+            "{title} · {} messages · {} decisions{last_decision}",
+            thread.messages, thread.decisions
+        );
+        return summary_row(
+            painter,
+            &format!("▸ RESOLVED {kind}"),
+            palette.decision,
+            words,
+            palette.border,
+        );
+    }
+    let parent = snapshot
+        .parent_of(index)
+        .map(|parent| format!("  off {}", one_line(&snapshot.threads[parent].spec.title)))
+        .unwrap_or_default();
+    let status = match thread.status {
+        ThreadStatus::Active => "",
+        ThreadStatus::Parked => "  · parked",
+        ThreadStatus::Resolved => "  · resolved",
+    };
+    let arrow = if snapshot.parent_of(index).is_some() {
+        "↳ "
+    } else {
+        ""
+    };
+    let words = vec![
+        (
+            format!("{arrow}{kind}  "),
+            SpanStyle {
+                strong: true,
+                color: Some(palette.accent),
+                ..SpanStyle::default()
+            },
+        ),
+        (
+            title,
+            SpanStyle {
+                strong: true,
+                ..SpanStyle::default()
+            },
+        ),
+        (
+            format!("{parent}{status}"),
+            SpanStyle {
+                color: Some(palette.muted),
+                ..SpanStyle::default()
+            },
+        ),
+    ];
+    let text = painter.text(words, painter.single(painter.body()));
+    let metrics = painter.style.metrics;
+    let mut style = column_style(Pixels::ZERO, Pixels(4.0));
+    style.padding.top = length(metrics.card_gap.0);
+    painter.builder.boxed(
+        style,
+        Decoration {
+            fill: None,
+            border: None,
+            radius: Pixels::ZERO,
+        },
+        &[text],
+    )
+}

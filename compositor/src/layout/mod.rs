@@ -1,0 +1,392 @@
+//! Stage three, Layout: where everything goes, in logical pixels.
+//!
+//! taffy divides the frame into the header, the overview and the transcript; cosmic-text
+//! measures text. Only transcript blocks that show (plus a margin) are laid out, and their
+//! layouts are cached across frames (see `transcript.rs`), so scrolling and appending never lay
+//! out the whole session. The output is a [`FrameLayout`]: the display list ([`Scene`]) and
+//! what the pointer can hit. This stage reads the decluttered view and the intent; it never
+//! looks past them into what the operator did not ask to see.
+
+mod blocks;
+mod cache;
+mod card;
+mod header;
+mod lines;
+mod overview;
+mod transcript;
+
+pub use card::CardLayout;
+pub use transcript::{PlacedTranscript, OVERSCAN};
+
+use crate::declutter::DeclutteredView;
+use crate::intent::{Intent, ScrollAnchor};
+use crate::scene::{Layer, Quad, Scene, TextRun};
+use crate::text::{FontSet, SpanStyle, TextSystem};
+use crate::units::{Pixels, Point, Rect};
+use chatsurface_model::{NodeRef, Snapshot};
+use lines::LineCache;
+use taffy::prelude::*;
+use transcript::TranscriptLayout;
+
+/// Below this width the overview moves above the transcript (narrow MFD panels).
+pub const NARROW_WIDTH: Pixels = Pixels(760.0);
+
+/// What a point of the frame belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HitTarget {
+    /// A transcript block (or an open question listed in the overview).
+    Block(NodeRef),
+    /// A thread row of the overview.
+    OverviewThread(usize),
+}
+
+/// The three regions of a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameRegions {
+    /// The header band.
+    pub header: Rect,
+    /// The overview panel.
+    pub overview: Rect,
+    /// The transcript.
+    pub transcript: Rect,
+}
+
+/// The output of Layout: the display list and what can be hit.
+#[derive(Debug)]
+pub struct FrameLayout {
+    /// The display list.
+    pub scene: Scene,
+    /// Where the regions are.
+    pub regions: FrameRegions,
+    /// What each region of the frame is.
+    pub hits: Vec<(Rect, HitTarget)>,
+    /// The transcript's scroll position after layout.
+    pub anchor: ScrollAnchor,
+    /// Whether the newest block is in view.
+    pub at_bottom: bool,
+    /// Transcript blocks below the viewport.
+    pub blocks_below: usize,
+}
+
+/// Layout's state: fonts and the caches that make a frame after the first cheap.
+#[derive(Debug)]
+pub struct LayoutEngine {
+    text: TextSystem,
+    transcript: TranscriptLayout,
+    lines: LineCache,
+}
+
+impl LayoutEngine {
+    /// An engine with the given fonts.
+    pub fn new(fonts: FontSet) -> LayoutEngine {
+        LayoutEngine {
+            text: TextSystem::new(fonts),
+            transcript: TranscriptLayout::default(),
+            lines: LineCache::default(),
+        }
+    }
+
+    /// The text system, which the rasteriser needs for glyph images.
+    pub fn text_system(&mut self) -> &mut TextSystem {
+        &mut self.text
+    }
+
+    /// Transcript cards held in the cache (for benchmarks and tests of cache bounds).
+    pub fn cached_cards(&self) -> usize {
+        self.transcript.cached_cards()
+    }
+
+    /// Stage three: lays out one frame.
+    pub fn layout(
+        &mut self,
+        snapshot: &Snapshot,
+        view: &DeclutteredView,
+        intent: &Intent,
+    ) -> FrameLayout {
+        self.transcript.next_frame();
+        self.lines.next_frame();
+        let style = intent.style;
+        let palette = style.palette;
+        let viewport = intent.viewport;
+        let regions = frame_regions(intent);
+        let mut scene = Scene::new(viewport.width, viewport.height, palette.background);
+        let full = scene.bounds();
+        scene.push_quad(Quad {
+            bounds: regions.header,
+            clip: full,
+            fill: Some(palette.panel),
+            border: None,
+            corner_radius: Pixels::ZERO,
+            layer: Layer::Panels,
+        });
+        scene.push_quad(Quad {
+            bounds: Rect {
+                x: regions.overview.x - Pixels(8.0),
+                y: regions.overview.y - Pixels(8.0),
+                width: regions.overview.width + Pixels(16.0),
+                height: regions.overview.height + Pixels(16.0),
+            },
+            clip: full,
+            fill: Some(palette.panel),
+            border: Some((palette.border, Pixels(1.0))),
+            corner_radius: style.metrics.corner_radius,
+            layer: Layer::Panels,
+        });
+        header::paint_header(
+            &view.header,
+            regions.header,
+            &style,
+            &mut scene,
+            &mut self.lines,
+            &mut self.text,
+        );
+        let mut hits = overview::paint_overview(
+            snapshot,
+            &view.overview,
+            regions.overview,
+            &style,
+            &mut scene,
+            &mut self.lines,
+            &mut self.text,
+        );
+
+        let placed = self.transcript.place(
+            snapshot,
+            &view.transcript,
+            regions.transcript,
+            intent.scroll,
+            &style,
+            &mut self.text,
+        );
+        TranscriptLayout::paint(&placed, &mut scene, regions.transcript);
+        for card in &placed.cards {
+            let bounds = Rect {
+                x: regions.transcript.x,
+                y: card.top,
+                width: regions.transcript.width,
+                height: card.layout.height,
+            };
+            let visible = bounds.intersect(&regions.transcript);
+            if !visible.is_empty() {
+                hits.push((visible, HitTarget::Block(card.node)));
+            }
+        }
+        if view.transcript.is_empty() {
+            let line = self.lines.line(
+                "Nothing here yet: the agent has not written in this thread.",
+                SpanStyle::default(),
+                style.metrics.font_size,
+                &mut self.text,
+            );
+            scene.push_text(TextRun {
+                origin: Point {
+                    x: regions.transcript.x,
+                    y: regions.transcript.y,
+                },
+                clip: regions.transcript,
+                text: line,
+                color: palette.muted,
+                layer: Layer::Cards,
+            });
+        }
+        if !placed.at_bottom && placed.blocks_below > 0 {
+            self.paint_more_below(placed.blocks_below, regions.transcript, &style, &mut scene);
+        }
+        FrameLayout {
+            scene,
+            regions,
+            hits,
+            anchor: placed.anchor,
+            at_bottom: placed.at_bottom,
+            blocks_below: placed.blocks_below,
+        }
+    }
+
+    fn paint_more_below(
+        &mut self,
+        count: usize,
+        region: Rect,
+        style: &crate::theme::Style,
+        scene: &mut Scene,
+    ) {
+        let palette = style.palette;
+        let words = format!("↓ {count} more below · End jumps to the newest");
+        let line = self.lines.line(
+            &words,
+            SpanStyle {
+                strong: true,
+                ..SpanStyle::default()
+            },
+            style.metrics.small_font_size,
+            &mut self.text,
+        );
+        let width = line.width + Pixels(24.0);
+        let height = line.height + Pixels(10.0);
+        let pill = Rect {
+            x: region.x + (region.width - width) * 0.5,
+            y: region.bottom() - height - Pixels(8.0),
+            width,
+            height,
+        };
+        scene.push_quad(Quad {
+            bounds: pill,
+            clip: region,
+            fill: Some(palette.accent),
+            border: None,
+            corner_radius: height * 0.5,
+            layer: Layer::Overlay,
+        });
+        scene.push_text(TextRun {
+            origin: Point {
+                x: pill.x + Pixels(12.0),
+                y: pill.y + Pixels(5.0),
+            },
+            clip: pill,
+            text: line,
+            color: palette.background,
+            layer: Layer::Overlay,
+        });
+    }
+
+    /// The anchor after scrolling the transcript by `delta` logical pixels (positive shows
+    /// newer content). Uses the same cached card layouts as [`LayoutEngine::layout`].
+    pub fn scroll(
+        &mut self,
+        snapshot: &Snapshot,
+        view: &DeclutteredView,
+        intent: &Intent,
+        delta: Pixels,
+    ) -> ScrollAnchor {
+        let regions = frame_regions(intent);
+        self.transcript.scroll(
+            snapshot,
+            &view.transcript,
+            regions.transcript,
+            intent.scroll,
+            delta,
+            &intent.style,
+            &mut self.text,
+        )
+    }
+}
+
+/// Splits the frame into header, overview and transcript with taffy.
+pub fn frame_regions(intent: &Intent) -> FrameRegions {
+    let metrics = intent.style.metrics;
+    let viewport = intent.viewport;
+    let narrow = viewport.width < NARROW_WIDTH;
+    let pad = metrics.card_padding.0 + 6.0;
+    let mut tree: TaffyTree<()> = TaffyTree::new();
+    let leaf = |tree: &mut TaffyTree<()>, style: Style| {
+        tree.new_leaf(style).expect("taffy can always add a leaf")
+    };
+    let header = leaf(
+        &mut tree,
+        Style {
+            size: Size {
+                width: percent(1.0),
+                height: length(metrics.header_height.0),
+            },
+            flex_shrink: 0.0,
+            ..Style::default()
+        },
+    );
+    let overview_width = (viewport.width.0 * 0.26).clamp(260.0, 440.0);
+    let overview = leaf(
+        &mut tree,
+        if narrow {
+            Style {
+                size: Size {
+                    width: auto(),
+                    height: percent(0.34),
+                },
+                flex_shrink: 0.0,
+                ..Style::default()
+            }
+        } else {
+            Style {
+                size: Size {
+                    width: length(overview_width),
+                    height: auto(),
+                },
+                flex_shrink: 0.0,
+                ..Style::default()
+            }
+        },
+    );
+    let transcript = leaf(
+        &mut tree,
+        Style {
+            flex_grow: 1.0,
+            flex_basis: length(0.0),
+            min_size: Size {
+                width: length(0.0),
+                height: length(0.0),
+            },
+            ..Style::default()
+        },
+    );
+    let body = tree
+        .new_with_children(
+            Style {
+                flex_direction: if narrow {
+                    FlexDirection::Column
+                } else {
+                    FlexDirection::Row
+                },
+                flex_grow: 1.0,
+                flex_basis: length(0.0),
+                gap: Size {
+                    width: length(pad + 8.0),
+                    height: length(pad + 8.0),
+                },
+                padding: taffy::Rect {
+                    left: length(pad),
+                    right: length(pad),
+                    top: length(pad),
+                    bottom: length(pad * 0.5),
+                },
+                min_size: Size {
+                    width: length(0.0),
+                    height: length(0.0),
+                },
+                ..Style::default()
+            },
+            &[overview, transcript],
+        )
+        .expect("children exist");
+    let root = tree
+        .new_with_children(
+            Style {
+                flex_direction: FlexDirection::Column,
+                size: Size {
+                    width: length(viewport.width.0),
+                    height: length(viewport.height.0),
+                },
+                ..Style::default()
+            },
+            &[header, body],
+        )
+        .expect("children exist");
+    if tree.compute_layout(root, Size::MAX_CONTENT).is_err() {
+        return FrameRegions::default();
+    }
+    let rect_of = |node: NodeId, parent: Option<NodeId>| {
+        let offset = parent
+            .and_then(|parent| tree.layout(parent).ok())
+            .map_or((0.0, 0.0), |layout| (layout.location.x, layout.location.y));
+        tree.layout(node).map_or(Rect::default(), |layout| {
+            Rect::new(
+                layout.location.x + offset.0,
+                layout.location.y + offset.1,
+                layout.size.width,
+                layout.size.height,
+            )
+        })
+    };
+    FrameRegions {
+        header: rect_of(header, None),
+        overview: rect_of(overview, Some(body)),
+        transcript: rect_of(transcript, Some(body)),
+    }
+}

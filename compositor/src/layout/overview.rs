@@ -1,0 +1,246 @@
+//! The overview panel: topics → branches → open questions and decisions, one row each.
+//!
+//! Declutter has already chosen and ordered the rows to fit; this module only places and
+//! paints them: indentation by depth, a status mark, the title clipped to the panel, and the
+//! counts of open work right-aligned so they line up for a glance.
+
+use super::lines::LineCache;
+use super::HitTarget;
+use crate::declutter::{OverviewEntry, OverviewRow};
+use crate::scene::{Layer, Quad, Scene, TextRun};
+use crate::text::{SpanStyle, TextSystem};
+use crate::theme::{Color, Style};
+use crate::units::{Pixels, Point, Rect};
+use chatsurface_model::{NodeRef, Snapshot, ThreadStatus};
+
+/// Indentation per depth level.
+pub const INDENT: Pixels = Pixels(14.0);
+
+struct RowPainter<'a> {
+    scene: &'a mut Scene,
+    lines: &'a mut LineCache,
+    text: &'a mut TextSystem,
+    style: &'a Style,
+    clip: Rect,
+}
+
+impl RowPainter<'_> {
+    /// Draws one line at `x` on a row starting at `top`; returns its width.
+    fn words(
+        &mut self,
+        words: &str,
+        strong: bool,
+        color: Color,
+        x: Pixels,
+        top: Pixels,
+        clip: Rect,
+    ) -> Pixels {
+        let metrics = self.style.metrics;
+        let size = metrics.font_size;
+        let line = self.lines.line(
+            words,
+            SpanStyle {
+                strong,
+                ..SpanStyle::default()
+            },
+            size,
+            self.text,
+        );
+        let width = line.width;
+        let y = top + (metrics.overview_row_height - line.height) * 0.5;
+        self.scene.push_text(TextRun {
+            origin: Point { x, y },
+            clip: clip.intersect(&self.clip),
+            text: line,
+            color,
+            layer: Layer::Panels,
+        });
+        width
+    }
+
+    fn measure(&mut self, words: &str) -> Pixels {
+        self.lines
+            .line(
+                words,
+                SpanStyle::default(),
+                self.style.metrics.font_size,
+                self.text,
+            )
+            .width
+    }
+}
+
+/// Paints the overview rows into `region`; returns what each thread row lets the pointer hit.
+pub fn paint_overview(
+    snapshot: &Snapshot,
+    rows: &[OverviewRow],
+    region: Rect,
+    style: &Style,
+    scene: &mut Scene,
+    lines: &mut LineCache,
+    text: &mut TextSystem,
+) -> Vec<(Rect, HitTarget)> {
+    let palette = style.palette;
+    let metrics = style.metrics;
+    let row_height = metrics.overview_row_height;
+    let mut hits = Vec::new();
+    let mut painter = RowPainter {
+        scene,
+        lines,
+        text,
+        style,
+        clip: region,
+    };
+    let open: usize = snapshot
+        .threads
+        .iter()
+        .filter(|thread| thread.status != ThreadStatus::Resolved)
+        .count();
+    let heading = format!(
+        "OVERVIEW · {} threads · {open} open",
+        snapshot.threads.len()
+    );
+    let heading_line = painter.lines.line(
+        &heading,
+        SpanStyle {
+            strong: true,
+            ..SpanStyle::default()
+        },
+        metrics.small_font_size,
+        painter.text,
+    );
+    painter.scene.push_text(TextRun {
+        origin: Point {
+            x: region.x,
+            y: region.y,
+        },
+        clip: region,
+        text: heading_line,
+        color: palette.muted,
+        layer: Layer::Panels,
+    });
+    let mut top = region.y + metrics.line_height + Pixels(4.0);
+    for row in rows {
+        if top + row_height > region.bottom() {
+            break;
+        }
+        let row_rect = Rect {
+            x: region.x,
+            y: top,
+            width: region.width,
+            height: row_height,
+        };
+        let x = region.x + Pixels(6.0) + INDENT * f32::from(row.depth.min(12));
+        match &row.entry {
+            OverviewEntry::Thread { thread, focused } => {
+                let node = &snapshot.threads[*thread];
+                if *focused {
+                    painter.scene.push_quad(Quad {
+                        bounds: row_rect,
+                        clip: region,
+                        fill: Some(palette.focus_fill),
+                        border: None,
+                        corner_radius: Pixels(4.0),
+                        layer: Layer::Panels,
+                    });
+                    painter.scene.push_quad(Quad {
+                        bounds: Rect {
+                            width: Pixels(3.0),
+                            ..row_rect
+                        },
+                        clip: region,
+                        fill: Some(palette.accent),
+                        border: None,
+                        corner_radius: Pixels::ZERO,
+                        layer: Layer::Panels,
+                    });
+                }
+                let (mark, mark_color) = match node.status {
+                    ThreadStatus::Active => ("●", palette.accent),
+                    ThreadStatus::Parked => ("‖", palette.muted),
+                    ThreadStatus::Resolved => ("✓", palette.decision),
+                };
+                let mark_width = painter.words(mark, false, mark_color, x, top, row_rect);
+                let mut counts = Vec::new();
+                if node.open_questions > 0 {
+                    counts.push((format!("?{}", node.open_questions), palette.question));
+                }
+                if node.pending_confirmations > 0 {
+                    counts.push((format!("⚠{}", node.pending_confirmations), palette.danger));
+                }
+                if node.decisions > 0 {
+                    counts.push((format!("✓{}", node.decisions), palette.decision));
+                }
+                let mut right = row_rect.right() - Pixels(6.0);
+                for (words, color) in counts.iter().rev() {
+                    let width = painter.measure(words);
+                    right -= width;
+                    painter.words(words, true, *color, right, top, row_rect);
+                    right -= Pixels(8.0);
+                }
+                let title_x = x + mark_width + Pixels(6.0);
+                let title_clip = Rect {
+                    x: title_x,
+                    width: (right - title_x).max(Pixels::ZERO),
+                    ..row_rect
+                };
+                let color = if node.status == ThreadStatus::Resolved {
+                    palette.muted
+                } else {
+                    palette.text
+                };
+                painter.words(
+                    &node.spec.title,
+                    node.spec.parent.is_none(),
+                    color,
+                    title_x,
+                    top,
+                    title_clip,
+                );
+                hits.push((row_rect, HitTarget::OverviewThread(*thread)));
+            }
+            OverviewEntry::Question { node } => {
+                let (words, color) = match *node {
+                    NodeRef::Batch(index) => {
+                        let batch = &snapshot.batches[index];
+                        (
+                            format!("? {} ({})", batch.display_title(), batch.spec.items.len()),
+                            palette.question,
+                        )
+                    }
+                    NodeRef::Confirmation(index) => {
+                        let spec = &snapshot.confirmations[index].spec;
+                        (
+                            format!("⚠ {}", spec.title.as_deref().unwrap_or(&spec.message)),
+                            palette.danger,
+                        )
+                    }
+                    _ => (String::new(), palette.muted),
+                };
+                painter.words(&words, false, color, x, top, row_rect);
+                hits.push((row_rect, HitTarget::Block(*node)));
+            }
+            OverviewEntry::Decision { decision } => {
+                let words = format!("◆ {}", snapshot.decisions[*decision].spec.text);
+                painter.words(&words, false, palette.decision, x, top, row_rect);
+            }
+            OverviewEntry::Collapsed { threads, resolved } => {
+                let noun = if *threads == 1 { "thread" } else { "threads" };
+                let words = format!("+ {threads} more {noun} ({resolved} resolved)");
+                painter.words(&words, false, palette.muted, x, top, row_rect);
+            }
+            OverviewEntry::MoreQuestions { count } => {
+                painter.words(
+                    &format!("+ {count} more open questions"),
+                    false,
+                    palette.question,
+                    x,
+                    top,
+                    row_rect,
+                );
+            }
+        }
+        top += row_height;
+    }
+    hits
+}

@@ -1,0 +1,316 @@
+//! The transcript: a virtual list of cards, bottom-aligned like a chat log.
+//!
+//! Only the blocks that show (plus a margin) are laid out, starting from the scroll anchor, and
+//! every card's layout is cached by (node, revision, presentation, width, style), so scrolling
+//! and appending never lay out the whole session. Scrolling is expressed as a new anchor (a
+//! block and an offset into it), which keeps the view stable while content is appended below.
+
+use super::blocks::build_block;
+use super::cache::TwoFrameCache;
+use super::card::CardLayout;
+use crate::declutter::{Presentation, TranscriptBlock};
+use crate::intent::ScrollAnchor;
+use crate::text::TextSystem;
+use crate::theme::{Density, Style, Theme};
+use crate::units::{Pixels, Point, Rect};
+use chatsurface_model::{NodeRef, Snapshot};
+use std::sync::Arc;
+
+/// Extra height laid out beyond each edge of the viewport, so a small scroll finds its cards
+/// ready.
+pub const OVERSCAN: Pixels = Pixels(400.0);
+
+/// What a card's layout depends on; a change to any of these lays it out again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CardKey {
+    node: NodeRef,
+    revision: u64,
+    presentation: Presentation,
+    show_thread: bool,
+    width_quarter_px: u32,
+    theme: Theme,
+    density: Density,
+}
+
+/// A card placed in the transcript.
+#[derive(Clone, Debug)]
+pub struct PlacedCard {
+    /// Index into the decluttered transcript.
+    pub index: usize,
+    /// The node it shows.
+    pub node: NodeRef,
+    /// Its top edge in frame coordinates.
+    pub top: Pixels,
+    /// Its layout.
+    pub layout: Arc<CardLayout>,
+}
+
+/// The visible part of the transcript after layout.
+#[derive(Clone, Debug, Default)]
+pub struct PlacedTranscript {
+    /// The cards that intersect the viewport or its margin, top to bottom.
+    pub cards: Vec<PlacedCard>,
+    /// The anchor that reproduces this position (never `Bottom` unless pinned there).
+    pub anchor: ScrollAnchor,
+    /// Whether the newest block is fully in view.
+    pub at_bottom: bool,
+    /// Blocks below the viewport's bottom edge.
+    pub blocks_below: usize,
+}
+
+/// Lays out transcript cards, caching them across frames.
+#[derive(Debug, Default)]
+pub struct TranscriptLayout {
+    cards: TwoFrameCache<CardKey, Arc<CardLayout>>,
+}
+
+fn revision_of(snapshot: &Snapshot, node: NodeRef) -> u64 {
+    match node {
+        NodeRef::Thread(index) => snapshot.threads[index]
+            .revision
+            .max(snapshot.threads[index].last_activity_seq),
+        NodeRef::Message(index) => snapshot.messages[index].revision,
+        NodeRef::Batch(index) => snapshot.batches[index].revision,
+        NodeRef::Confirmation(index) => snapshot.confirmations[index].revision,
+        NodeRef::Decision(index) => snapshot.decisions[index].revision,
+    }
+}
+
+impl TranscriptLayout {
+    /// Starts a frame: cards unused since the frame before last are freed.
+    pub fn next_frame(&mut self) {
+        self.cards.next_frame();
+    }
+
+    /// Cards held in the cache.
+    pub fn cached_cards(&self) -> usize {
+        self.cards.len()
+    }
+
+    /// The layout of one block at a width (cached).
+    pub fn card(
+        &mut self,
+        snapshot: &Snapshot,
+        block: &TranscriptBlock,
+        style: &Style,
+        width: Pixels,
+        text: &mut TextSystem,
+    ) -> Arc<CardLayout> {
+        let key = CardKey {
+            node: block.node,
+            revision: revision_of(snapshot, block.node),
+            presentation: block.presentation,
+            show_thread: block.show_thread,
+            width_quarter_px: (width.0 * 4.0).round().max(0.0) as u32,
+            theme: style.theme,
+            density: style.density,
+        };
+        self.cards.get_or_insert_with(key, || {
+            Arc::new(build_block(snapshot, block, style, width, text))
+        })
+    }
+
+    /// Places the cards that show in `region` for `anchor`.
+    pub fn place(
+        &mut self,
+        snapshot: &Snapshot,
+        blocks: &[TranscriptBlock],
+        region: Rect,
+        anchor: ScrollAnchor,
+        style: &Style,
+        text: &mut TextSystem,
+    ) -> PlacedTranscript {
+        let gap = style.metrics.card_gap;
+        let width = region.width;
+        let start = match anchor {
+            ScrollAnchor::Bottom => None,
+            ScrollAnchor::Block { block, offset } => blocks
+                .iter()
+                .position(|candidate| candidate.node == block)
+                .map(|index| (index, offset)),
+        };
+        let mut placed: Vec<PlacedCard> = Vec::new();
+        let pinned_to_bottom = match start {
+            None => true,
+            Some((first, offset)) => {
+                let mut top = region.y - offset;
+                let mut index = first;
+                while index < blocks.len() && top < region.bottom() + OVERSCAN {
+                    let layout = self.card(snapshot, &blocks[index], style, width, text);
+                    let height = layout.height;
+                    placed.push(PlacedCard {
+                        index,
+                        node: blocks[index].node,
+                        top,
+                        layout,
+                    });
+                    top += height + gap;
+                    index += 1;
+                }
+                // Past the end with room to spare: the view is at the bottom after all.
+                index == blocks.len() && top - gap < region.bottom()
+            }
+        };
+        if pinned_to_bottom {
+            placed.clear();
+            let mut bottom = region.bottom();
+            for index in (0..blocks.len()).rev() {
+                let layout = self.card(snapshot, &blocks[index], style, width, text);
+                let top = bottom - layout.height;
+                placed.push(PlacedCard {
+                    index,
+                    node: blocks[index].node,
+                    top,
+                    layout,
+                });
+                bottom = top - gap;
+                if bottom < region.y - OVERSCAN {
+                    break;
+                }
+            }
+            placed.reverse();
+            // A session shorter than the viewport starts at the top, not floating at the bottom.
+            if let Some(first) = placed.first() {
+                if first.index == 0 && first.top > region.y {
+                    let shift = first.top - region.y;
+                    for card in &mut placed {
+                        card.top -= shift;
+                    }
+                }
+            }
+        } else {
+            self.place_above(snapshot, blocks, &mut placed, region, style, text);
+        }
+        let anchor = placed
+            .iter()
+            .find(|card| card.top + card.layout.height > region.y)
+            .map_or(ScrollAnchor::Bottom, |card| ScrollAnchor::Block {
+                block: card.node,
+                offset: region.y - card.top,
+            });
+        let last_visible = placed.iter().rev().find(|card| card.top < region.bottom());
+        let at_bottom = pinned_to_bottom
+            || last_visible.is_some_and(|card| {
+                card.index + 1 == blocks.len() && card.top + card.layout.height <= region.bottom()
+            });
+        let blocks_below = last_visible.map_or(0, |card| blocks.len() - card.index - 1);
+        PlacedTranscript {
+            cards: placed,
+            anchor: if pinned_to_bottom {
+                ScrollAnchor::Bottom
+            } else {
+                anchor
+            },
+            at_bottom,
+            blocks_below,
+        }
+    }
+
+    /// Adds the cards in the margin above the first placed card.
+    fn place_above(
+        &mut self,
+        snapshot: &Snapshot,
+        blocks: &[TranscriptBlock],
+        placed: &mut Vec<PlacedCard>,
+        region: Rect,
+        style: &Style,
+        text: &mut TextSystem,
+    ) {
+        let Some(first) = placed.first().map(|card| (card.index, card.top)) else {
+            return;
+        };
+        let (mut index, mut bottom) = (first.0, first.1 - style.metrics.card_gap);
+        let mut above = Vec::new();
+        while index > 0 && bottom > region.y - OVERSCAN {
+            index -= 1;
+            let layout = self.card(snapshot, &blocks[index], style, region.width, text);
+            let top = bottom - layout.height;
+            above.push(PlacedCard {
+                index,
+                node: blocks[index].node,
+                top,
+                layout,
+            });
+            bottom = top - style.metrics.card_gap;
+        }
+        above.reverse();
+        above.append(placed);
+        *placed = above;
+    }
+
+    /// The anchor after scrolling by `delta` (positive moves toward newer content).
+    pub fn scroll(
+        &mut self,
+        snapshot: &Snapshot,
+        blocks: &[TranscriptBlock],
+        region: Rect,
+        anchor: ScrollAnchor,
+        delta: Pixels,
+        style: &Style,
+        text: &mut TextSystem,
+    ) -> ScrollAnchor {
+        if blocks.is_empty() {
+            return ScrollAnchor::Bottom;
+        }
+        let current = self.place(snapshot, blocks, region, anchor, style, text);
+        let Some((mut index, mut offset)) = current
+            .cards
+            .iter()
+            .find(|card| card.top + card.layout.height > region.y)
+            .map(|card| (card.index, region.y - card.top))
+        else {
+            return ScrollAnchor::Bottom;
+        };
+        let gap = style.metrics.card_gap;
+        offset += delta;
+        while offset.0 < 0.0 {
+            if index == 0 {
+                offset = Pixels::ZERO;
+                break;
+            }
+            index -= 1;
+            offset += self
+                .card(snapshot, &blocks[index], style, region.width, text)
+                .height
+                + gap;
+        }
+        loop {
+            let height = self
+                .card(snapshot, &blocks[index], style, region.width, text)
+                .height
+                + gap;
+            if offset < height {
+                break;
+            }
+            if index + 1 == blocks.len() {
+                return ScrollAnchor::Bottom;
+            }
+            offset -= height;
+            index += 1;
+        }
+        let candidate = ScrollAnchor::Block {
+            block: blocks[index].node,
+            offset,
+        };
+        // Scrolling down onto the last screenful pins the view to the bottom again.
+        self.place(snapshot, blocks, region, candidate, style, text)
+            .anchor
+    }
+
+    /// Paints placed cards into a scene, clipped to the transcript region.
+    pub fn paint(placed: &PlacedTranscript, scene: &mut crate::scene::Scene, region: Rect) {
+        for card in &placed.cards {
+            if card.top > region.bottom() || card.top + card.layout.height < region.y {
+                continue;
+            }
+            card.layout.paint(
+                scene,
+                Point {
+                    x: region.x,
+                    y: card.top,
+                },
+                region,
+            );
+        }
+    }
+}
