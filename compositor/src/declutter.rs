@@ -402,85 +402,67 @@ fn overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<Ove
         rows = (rows as isize + added).max(0) as usize;
     }
 
-    let mut out = Vec::new();
-    emit_level(
-        snapshot,
+    let mut emitter = RowEmitter {
         intent,
-        &tree,
-        &questions,
-        &chosen,
-        &tree.roots,
-        0,
-        &mut out,
-    );
+        tree: &tree,
+        questions: &questions,
+        chosen: &chosen,
+        out: Vec::new(),
+    };
+    emitter.emit_level(&tree.roots, 0);
+    let mut out = emitter.out;
     add_decisions(snapshot, intent, &chosen, budget, &mut out);
     out
 }
 
-#[allow(clippy::too_many_arguments)]
-fn emit_level(
-    snapshot: &Snapshot,
-    intent: &Intent,
-    tree: &ThreadTree,
-    questions: &[Vec<NodeRef>],
-    chosen: &[bool],
-    level: &[usize],
-    depth: u8,
-    out: &mut Vec<OverviewRow>,
-) {
-    let (mut left_out, mut left_out_resolved) = (0, 0);
-    for &thread in level {
-        if !chosen[thread] {
-            left_out += tree.subtree_size[thread];
-            left_out_resolved += tree.subtree_resolved[thread];
-            continue;
-        }
-        out.push(OverviewRow {
-            depth,
-            entry: OverviewEntry::Thread {
-                thread,
-                focused: intent.focus == Some(thread),
-            },
-        });
-        let open = &questions[thread];
-        let listed = if open.len() > QUESTIONS_PER_THREAD {
-            QUESTIONS_PER_THREAD
-        } else {
-            open.len()
-        };
-        for &node in &open[..listed] {
-            out.push(OverviewRow {
-                depth: depth + 1,
-                entry: OverviewEntry::Question { node },
+/// Walks the chosen threads in rank order and writes their rows.
+struct RowEmitter<'a> {
+    intent: &'a Intent,
+    tree: &'a ThreadTree,
+    questions: &'a [Vec<NodeRef>],
+    chosen: &'a [bool],
+    out: Vec<OverviewRow>,
+}
+
+impl RowEmitter<'_> {
+    fn emit_level(&mut self, level: &[usize], depth: u8) {
+        let (mut left_out, mut left_out_resolved) = (0, 0);
+        for &thread in level {
+            if !self.chosen[thread] {
+                left_out += self.tree.subtree_size[thread];
+                left_out_resolved += self.tree.subtree_resolved[thread];
+                continue;
+            }
+            let focused = self.intent.focus == Some(thread);
+            self.out.push(OverviewRow {
+                depth,
+                entry: OverviewEntry::Thread { thread, focused },
             });
+            let open = &self.questions[thread];
+            let listed = open.len().min(QUESTIONS_PER_THREAD);
+            for &node in &open[..listed] {
+                self.out.push(OverviewRow {
+                    depth: depth + 1,
+                    entry: OverviewEntry::Question { node },
+                });
+            }
+            if open.len() > listed {
+                let count = open.len() - listed;
+                self.out.push(OverviewRow {
+                    depth: depth + 1,
+                    entry: OverviewEntry::MoreQuestions { count },
+                });
+            }
+            let tree = self.tree;
+            self.emit_level(&tree.children[thread], depth.saturating_add(1));
         }
-        if open.len() > listed {
-            out.push(OverviewRow {
-                depth: depth + 1,
-                entry: OverviewEntry::MoreQuestions {
-                    count: open.len() - listed,
-                },
-            });
-        }
-        emit_level(
-            snapshot,
-            intent,
-            tree,
-            questions,
-            chosen,
-            &tree.children[thread],
-            depth.saturating_add(1),
-            out,
-        );
-    }
-    if left_out > 0 {
-        out.push(OverviewRow {
-            depth,
-            entry: OverviewEntry::Collapsed {
+        if left_out > 0 {
+            let entry = OverviewEntry::Collapsed {
                 threads: left_out,
                 resolved: left_out_resolved,
-            },
-        });
+            };
+            self.out.push(OverviewRow { depth, entry });
+        }
     }
 }
 

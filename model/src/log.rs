@@ -61,7 +61,7 @@ struct Envelope<'a> {
 
 /// A line that parsed: a known event, or one of a type this build skips.
 enum ParsedLine {
-    Known(Event),
+    Known(Box<Event>),
     Unknown { seq: u64 },
 }
 
@@ -87,12 +87,12 @@ fn parse_line(line: &str) -> Result<ParsedLine, String> {
     }
     let body: EventBody = serde_json::from_str(line)
         .map_err(|error| format!("{}: {}", envelope.kind, json_reason(&error)))?;
-    Ok(ParsedLine::Known(Event {
+    Ok(ParsedLine::Known(Box::new(Event {
         v: envelope.v,
         seq: envelope.seq,
         at: envelope.at.into_owned(),
         body,
-    }))
+    })))
 }
 
 /// Folds the text of a log. `path` is used only to name the file in errors.
@@ -127,6 +127,7 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
             Ok(None) => {}
             Ok(Some(ParsedLine::Unknown { seq })) => snapshot.skip_unknown(seq),
             Ok(Some(ParsedLine::Known(event))) => {
+                let event = *event;
                 snapshot
                     .apply(event)
                     .map_err(|fold| error(line_number, fold.to_string()))?;

@@ -316,7 +316,7 @@ fn message_card(
                 if let Some(language) = language.as_deref().filter(|language| !language.is_empty())
                 {
                     code_children.push(painter.label(
-                        plain(one_line(&language)),
+                        plain(one_line(language)),
                         painter.single(painter.small(palette.muted)),
                     ));
                 }
@@ -376,11 +376,15 @@ fn message_card(
     painter.card(fill, Some((palette.border, Pixels(1.0))), &children)
 }
 
+fn count(value: usize, one: &str, many: &str) -> String {
+    format!("{value} {}", if value == 1 { one } else { many })
+}
+
 fn group_thousands(value: usize) -> String {
     let digits = value.to_string();
     let mut out = String::new();
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -928,8 +932,9 @@ fn thread_marker(
             .map(|decision| format!(" — decided: {}", one_line(&decision.spec.text)))
             .unwrap_or_default();
         let words = format!(
-            "{title} · {} messages · {} decisions{last_decision}",
-            thread.messages, thread.decisions
+            "{title} · {} · {}{last_decision}",
+            count(thread.messages, "message", "messages"),
+            count(thread.decisions, "decision", "decisions")
         );
         return summary_row(
             painter,

@@ -270,17 +270,17 @@ impl CardBuilder {
             height: Pixels(placed.size.height),
         };
         match self.tree.get_node_context_mut(node) {
-            Some(NodeKind::Box(decoration)) => {
-                if decoration.fill.is_some() || decoration.border.is_some() {
-                    out.quads.push(Quad {
-                        bounds,
-                        clip,
-                        fill: decoration.fill,
-                        border: decoration.border,
-                        corner_radius: decoration.radius,
-                        layer: Layer::Cards,
-                    });
-                }
+            Some(NodeKind::Box(decoration))
+                if decoration.fill.is_some() || decoration.border.is_some() =>
+            {
+                out.quads.push(Quad {
+                    bounds,
+                    clip,
+                    fill: decoration.fill,
+                    border: decoration.border,
+                    corner_radius: decoration.radius,
+                    layer: Layer::Cards,
+                });
             }
             Some(NodeKind::Text(leaf)) => {
                 let content = Rect {
@@ -304,7 +304,7 @@ impl CardBuilder {
                     layer: Layer::Cards,
                 });
             }
-            None => {}
+            _ => {}
         }
         let children = self.tree.children(node).unwrap_or_default();
         for child in children {

@@ -26,7 +26,7 @@ use crate::units::{Pixels, Point, Rect};
 use chatsurface_model::{NodeRef, Snapshot};
 use lines::LineCache;
 use taffy::prelude::*;
-use transcript::TranscriptLayout;
+use transcript::{ListInput, TranscriptLayout};
 
 /// Below this width the overview moves above the transcript (narrow MFD panels).
 pub const NARROW_WIDTH: Pixels = Pixels(760.0);
@@ -150,14 +150,13 @@ impl LayoutEngine {
             &mut self.text,
         );
 
-        let placed = self.transcript.place(
+        let list = ListInput {
             snapshot,
-            &view.transcript,
-            regions.transcript,
-            intent.scroll,
-            &style,
-            &mut self.text,
-        );
+            blocks: &view.transcript,
+            region: regions.transcript,
+            style: &style,
+        };
+        let placed = self.transcript.place(&list, intent.scroll, &mut self.text);
         TranscriptLayout::paint(&placed, &mut scene, regions.transcript);
         for card in &placed.cards {
             let bounds = Rect {
@@ -258,15 +257,14 @@ impl LayoutEngine {
         delta: Pixels,
     ) -> ScrollAnchor {
         let regions = frame_regions(intent);
-        self.transcript.scroll(
+        let list = ListInput {
             snapshot,
-            &view.transcript,
-            regions.transcript,
-            intent.scroll,
-            delta,
-            &intent.style,
-            &mut self.text,
-        )
+            blocks: &view.transcript,
+            region: regions.transcript,
+            style: &intent.style,
+        };
+        self.transcript
+            .scroll(&list, intent.scroll, delta, &mut self.text)
     }
 }
 

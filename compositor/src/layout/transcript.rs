@@ -58,6 +58,19 @@ pub struct PlacedTranscript {
     pub blocks_below: usize,
 }
 
+/// What the list is laid out from: the blocks to show, where, and in which style.
+#[derive(Clone, Copy, Debug)]
+pub struct ListInput<'a> {
+    /// The snapshot the blocks point into.
+    pub snapshot: &'a Snapshot,
+    /// The decluttered transcript.
+    pub blocks: &'a [TranscriptBlock],
+    /// The transcript's region of the frame.
+    pub region: Rect,
+    /// Colours and sizes.
+    pub style: &'a Style,
+}
+
 /// Lays out transcript cards, caching them across frames.
 #[derive(Debug, Default)]
 pub struct TranscriptLayout {
@@ -113,13 +126,16 @@ impl TranscriptLayout {
     /// Places the cards that show in `region` for `anchor`.
     pub fn place(
         &mut self,
-        snapshot: &Snapshot,
-        blocks: &[TranscriptBlock],
-        region: Rect,
+        list: &ListInput,
         anchor: ScrollAnchor,
-        style: &Style,
         text: &mut TextSystem,
     ) -> PlacedTranscript {
+        let ListInput {
+            snapshot,
+            blocks,
+            region,
+            style,
+        } = *list;
         let gap = style.metrics.card_gap;
         let width = region.width;
         let start = match anchor {
@@ -179,7 +195,7 @@ impl TranscriptLayout {
                 }
             }
         } else {
-            self.place_above(snapshot, blocks, &mut placed, region, style, text);
+            self.place_above(list, &mut placed, text);
         }
         let anchor = placed
             .iter()
@@ -209,13 +225,16 @@ impl TranscriptLayout {
     /// Adds the cards in the margin above the first placed card.
     fn place_above(
         &mut self,
-        snapshot: &Snapshot,
-        blocks: &[TranscriptBlock],
+        list: &ListInput,
         placed: &mut Vec<PlacedCard>,
-        region: Rect,
-        style: &Style,
         text: &mut TextSystem,
     ) {
+        let ListInput {
+            snapshot,
+            blocks,
+            region,
+            style,
+        } = *list;
         let Some(first) = placed.first().map(|card| (card.index, card.top)) else {
             return;
         };
@@ -241,18 +260,21 @@ impl TranscriptLayout {
     /// The anchor after scrolling by `delta` (positive moves toward newer content).
     pub fn scroll(
         &mut self,
-        snapshot: &Snapshot,
-        blocks: &[TranscriptBlock],
-        region: Rect,
+        list: &ListInput,
         anchor: ScrollAnchor,
         delta: Pixels,
-        style: &Style,
         text: &mut TextSystem,
     ) -> ScrollAnchor {
+        let ListInput {
+            snapshot,
+            blocks,
+            region,
+            style,
+        } = *list;
         if blocks.is_empty() {
             return ScrollAnchor::Bottom;
         }
-        let current = self.place(snapshot, blocks, region, anchor, style, text);
+        let current = self.place(list, anchor, text);
         let Some((mut index, mut offset)) = current
             .cards
             .iter()
@@ -293,8 +315,7 @@ impl TranscriptLayout {
             offset,
         };
         // Scrolling down onto the last screenful pins the view to the bottom again.
-        self.place(snapshot, blocks, region, candidate, style, text)
-            .anchor
+        self.place(list, candidate, text).anchor
     }
 
     /// Paints placed cards into a scene, clipped to the transcript region.
