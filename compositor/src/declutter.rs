@@ -357,9 +357,12 @@ fn overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<Ove
     let mut chosen = vec![false; snapshot.threads.len()];
     let mut chosen_children = vec![0usize; snapshot.threads.len()];
     let mut chosen_roots = 0usize;
-    let mut rows = 0usize;
+    // Rows in use: each listed thread with its question rows, plus one "more" row for every
+    // level that leaves threads out. Before anything is chosen that is the topics' "more" row.
+    let mut rows = usize::from(!tree.roots.is_empty());
     for &candidate in &order {
         let must = intent.breadcrumb.contains(&candidate) || tree.subtree_open_work[candidate] > 0;
+        // The candidate and its ancestors not chosen yet, bottom-up.
         let mut path = Vec::new();
         let mut current = Some(candidate);
         while let Some(index) = current {
@@ -369,27 +372,26 @@ fn overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<Ove
             path.push(index);
             current = snapshot.parent_of(index);
         }
-        if path.is_empty() {
-            continue;
-        }
-        // Rows this adds: each new thread, its questions, a "more" row for its children, and
-        // a "more" row that disappears from a parent whose last child is now listed.
+        let Some(&top) = path.last() else { continue };
         let mut added: isize = 0;
-        for &index in &path {
+        for (position, &index) in path.iter().enumerate() {
             added += 1 + question_rows(index) as isize;
-            if !tree.children[index].is_empty() {
+            // Below a new thread only the path's next thread is listed so far.
+            let listed_children = usize::from(position > 0);
+            if tree.children[index].len() > listed_children {
                 added += 1;
             }
-            let (listed, total) = match snapshot.parent_of(index) {
-                Some(parent) => (chosen_children[parent] + 1, tree.children[parent].len()),
-                None => (chosen_roots + 1, tree.roots.len()),
-            };
-            if listed == total && !path.contains(&snapshot.parent_of(index).unwrap_or(usize::MAX)) {
-                added -= 1;
-            }
         }
-        let roots_more = usize::from(chosen_roots < tree.roots.len());
-        if !must && (rows as isize + added) as usize + roots_more > budget {
+        // The level the path hangs from loses its "more" row when its last thread is listed.
+        let (listed, total) = match snapshot.parent_of(top) {
+            Some(parent) => (chosen_children[parent], tree.children[parent].len()),
+            None => (chosen_roots, tree.roots.len()),
+        };
+        if listed + 1 == total {
+            added -= 1;
+        }
+        let after = (rows as isize + added).max(0) as usize;
+        if !must && after > budget {
             continue;
         }
         for &index in &path {
@@ -399,7 +401,7 @@ fn overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<Ove
                 None => chosen_roots += 1,
             }
         }
-        rows = (rows as isize + added).max(0) as usize;
+        rows = after;
     }
 
     let mut emitter = RowEmitter {
@@ -531,5 +533,203 @@ pub fn kind_label(kind: ThreadKind) -> &'static str {
         ThreadKind::Topic => "topic",
         ThreadKind::Branch => "branch",
         ThreadKind::Exploration => "exploration",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::intent::{resolve_intent, IntentRequest};
+    use crate::test_support::{answer, batch, message, resolve, snapshot_from, thread};
+
+    fn view_of(snapshot: &Snapshot, request: &IntentRequest) -> DeclutteredView<'static> {
+        let intent = resolve_intent(snapshot, request).unwrap();
+        let view = declutter(snapshot, &intent);
+        // The view borrows titles from the snapshot; tests compare owned copies.
+        DeclutteredView {
+            header: HeaderSummary {
+                title: "",
+                agent: None,
+                breadcrumb: Vec::new(),
+                ..view.header
+            },
+            overview: view.overview,
+            transcript: view.transcript,
+        }
+    }
+
+    fn presentations(view: &DeclutteredView) -> Vec<(NodeRef, Presentation)> {
+        view.transcript
+            .iter()
+            .map(|block| (block.node, block.presentation))
+            .collect()
+    }
+
+    #[test]
+    fn a_resolved_branch_folds_to_one_summary_until_expanded() {
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            message("m0", "main", "start"),
+            thread("side", Some("main")),
+            message("m1", "side", "side work"),
+            message("m2", "side", "more side work"),
+            resolve("side"),
+            message("m3", "main", "back on the main line"),
+        ]);
+        let folded = view_of(&snapshot, &IntentRequest::default());
+        assert_eq!(
+            presentations(&folded),
+            vec![
+                (NodeRef::Thread(0), Presentation::Full),
+                (NodeRef::Message(0), Presentation::Full),
+                (NodeRef::Thread(1), Presentation::Summary),
+                (NodeRef::Message(3), Presentation::Full),
+            ]
+        );
+        let mut request = IntentRequest::default();
+        request.expanded.insert(NodeRef::Thread(1));
+        let expanded = view_of(&snapshot, &request);
+        assert_eq!(
+            expanded.transcript.len(),
+            6,
+            "the branch marker and both its messages come back"
+        );
+    }
+
+    #[test]
+    fn an_open_question_in_a_resolved_thread_is_never_hidden() {
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            thread("side", Some("main")),
+            batch("b1", "side"),
+            resolve("side"),
+        ]);
+        let view = view_of(&snapshot, &IntentRequest::default());
+        assert!(presentations(&view).contains(&(NodeRef::Batch(0), Presentation::Attention)));
+        assert_eq!(view.header.open_questions, 1);
+        assert_eq!(view.header.awaiting(), "1 open question");
+    }
+
+    #[test]
+    fn answered_batches_summarise_and_long_messages_fold() {
+        let long = "word ".repeat(FOLD_CHARS);
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            batch("b1", "main"),
+            answer("b1"),
+            message("m0", "main", &long),
+        ]);
+        let view = view_of(&snapshot, &IntentRequest::default());
+        assert!(presentations(&view).contains(&(NodeRef::Batch(0), Presentation::Summary)));
+        assert!(presentations(&view).contains(&(NodeRef::Message(0), Presentation::Folded)));
+        let mut request = IntentRequest::default();
+        request
+            .expanded
+            .extend([NodeRef::Batch(0), NodeRef::Message(0)]);
+        let view = view_of(&snapshot, &request);
+        assert!(presentations(&view).contains(&(NodeRef::Batch(0), Presentation::Full)));
+        assert!(presentations(&view).contains(&(NodeRef::Message(0), Presentation::Full)));
+        assert_eq!(view.header.awaiting(), "Nothing awaits you");
+    }
+
+    #[test]
+    fn focus_keeps_only_the_focused_thread_and_its_branches() {
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            message("m0", "main", "main"),
+            thread("side", Some("main")),
+            message("m1", "side", "side"),
+            thread("deeper", Some("side")),
+            message("m2", "deeper", "deeper"),
+        ]);
+        let request = IntentRequest {
+            focus: Some("side".into()),
+            ..IntentRequest::default()
+        };
+        let view = view_of(&snapshot, &request);
+        let nodes: Vec<NodeRef> = view.transcript.iter().map(|block| block.node).collect();
+        assert_eq!(
+            nodes,
+            vec![
+                NodeRef::Thread(1),
+                NodeRef::Message(1),
+                NodeRef::Thread(2),
+                NodeRef::Message(2)
+            ]
+        );
+        assert!(view.overview.iter().any(|row| row.entry
+            == OverviewEntry::Thread {
+                thread: 1,
+                focused: true
+            }));
+    }
+
+    #[test]
+    fn two_hundred_threads_fit_the_overview_with_every_open_question_and_counts_for_the_rest() {
+        let mut events = vec![thread("t0", None)];
+        for index in 1..200 {
+            let parent = format!("t{}", (index - 1) / 5);
+            events.push(thread(&format!("t{index}"), Some(&parent)));
+            events.push(message(&format!("m{index}"), &format!("t{index}"), "work"));
+            if index % 3 == 0 {
+                events.push(resolve(&format!("t{index}")));
+            }
+        }
+        events.push(batch("b1", "t150"));
+        events.push(batch("b2", "t7"));
+        let snapshot = snapshot_from(&events);
+        let request = IntentRequest::default();
+        let intent = resolve_intent(&snapshot, &request).unwrap();
+        let budget = overview_row_budget(&intent);
+        let view = view_of(&snapshot, &request);
+        assert!(
+            view.overview.len() <= budget,
+            "{} rows for a budget of {budget}",
+            view.overview.len()
+        );
+        let questions: Vec<&OverviewEntry> = view
+            .overview
+            .iter()
+            .map(|row| &row.entry)
+            .filter(|entry| matches!(entry, OverviewEntry::Question { .. }))
+            .collect();
+        assert_eq!(questions.len(), 2, "both open batches are listed");
+        let listed = view
+            .overview
+            .iter()
+            .filter(|row| matches!(row.entry, OverviewEntry::Thread { .. }))
+            .count();
+        let counted: usize = view
+            .overview
+            .iter()
+            .map(|row| match row.entry {
+                OverviewEntry::Collapsed { threads, .. } => threads,
+                _ => 0,
+            })
+            .sum();
+        assert_eq!(listed + counted, 200, "every thread is listed or counted");
+        assert!(listed < 200);
+    }
+
+    #[test]
+    fn the_overview_ranks_branches_with_open_work_first() {
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            thread("quiet", Some("main")),
+            thread("asking", Some("main")),
+            thread("recent", Some("main")),
+            batch("b1", "asking"),
+            message("m0", "recent", "latest"),
+        ]);
+        let view = view_of(&snapshot, &IntentRequest::default());
+        let order: Vec<usize> = view
+            .overview
+            .iter()
+            .filter_map(|row| match row.entry {
+                OverviewEntry::Thread { thread, .. } => Some(thread),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(order, vec![0, 2, 3, 1], "open work, then recency");
     }
 }

@@ -21,6 +21,9 @@ pub mod text;
 pub mod theme;
 pub mod units;
 
+#[cfg(test)]
+mod test_support;
+
 use chatsurface_model::Snapshot;
 use declutter::declutter;
 use intent::{resolve_intent, IntentError, IntentRequest, ScrollAnchor};

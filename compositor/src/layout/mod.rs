@@ -388,3 +388,132 @@ pub fn frame_regions(intent: &Intent) -> FrameRegions {
         transcript: rect_of(transcript, Some(body)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::declutter::declutter;
+    use crate::intent::{resolve_intent, IntentRequest, Viewport};
+    use crate::test_support::{message, snapshot_from, thread};
+    use crate::units::ScaleFactor;
+
+    fn session(messages: usize) -> Snapshot {
+        let mut events = vec![thread("main", None)];
+        events.extend((0..messages).map(|index| {
+            message(
+                &format!("m{index}"),
+                "main",
+                &format!("Message number {index}."),
+            )
+        }));
+        snapshot_from(&events)
+    }
+
+    fn request() -> IntentRequest {
+        IntentRequest {
+            viewport: Viewport {
+                width: Pixels(1000.0),
+                height: Pixels(700.0),
+                scale: ScaleFactor(1.0),
+            },
+            ..IntentRequest::default()
+        }
+    }
+
+    fn lay_out(
+        engine: &mut LayoutEngine,
+        snapshot: &Snapshot,
+        request: &IntentRequest,
+    ) -> FrameLayout {
+        let intent = resolve_intent(snapshot, request).unwrap();
+        let view = declutter(snapshot, &intent);
+        engine.layout(snapshot, &view, &intent)
+    }
+
+    fn scroll(
+        engine: &mut LayoutEngine,
+        snapshot: &Snapshot,
+        request: &IntentRequest,
+        delta: f32,
+    ) -> ScrollAnchor {
+        let intent = resolve_intent(snapshot, request).unwrap();
+        let view = declutter(snapshot, &intent);
+        engine.scroll(snapshot, &view, &intent, Pixels(delta))
+    }
+
+    #[test]
+    fn only_the_visible_cards_and_the_overscan_are_laid_out() {
+        let snapshot = session(5_000);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let frame = lay_out(&mut engine, &snapshot, &request());
+        assert!(frame.at_bottom);
+        assert!(
+            engine.cached_cards() < 40,
+            "{} cards laid out for one screen",
+            engine.cached_cards()
+        );
+        assert!(frame
+            .hits
+            .iter()
+            .any(|(_, target)| *target == HitTarget::Block(NodeRef::Message(4_999))));
+    }
+
+    #[test]
+    fn scrolling_up_a_screen_and_back_down_pins_to_the_bottom_again() {
+        let snapshot = session(300);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let mut request = request();
+        request.scroll = scroll(&mut engine, &snapshot, &request, -650.0);
+        let ScrollAnchor::Block { block, .. } = request.scroll else {
+            panic!("scrolled up, yet {:?}", request.scroll)
+        };
+        assert!(
+            matches!(block, NodeRef::Message(index) if index < 295),
+            "{block:?}"
+        );
+        let frame = lay_out(&mut engine, &snapshot, &request);
+        assert!(!frame.at_bottom);
+        assert!(frame.blocks_below > 0);
+        request.scroll = scroll(&mut engine, &snapshot, &request, 650.0);
+        assert_eq!(request.scroll, ScrollAnchor::Bottom);
+    }
+
+    #[test]
+    fn a_scrolled_view_stays_put_while_messages_are_appended() {
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let mut request = request();
+        let before = session(200);
+        request.scroll = scroll(&mut engine, &before, &request, -2_000.0);
+        let after = session(260);
+        let frame = lay_out(&mut engine, &after, &request);
+        assert_eq!(
+            frame.anchor, request.scroll,
+            "the same block stays at the top"
+        );
+        assert!(frame.blocks_below > 60);
+    }
+
+    #[test]
+    fn a_short_session_starts_at_the_top_of_the_transcript() {
+        let snapshot = session(2);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let frame = lay_out(&mut engine, &snapshot, &request());
+        let first = frame
+            .hits
+            .iter()
+            .find(|(_, target)| matches!(target, HitTarget::Block(_)))
+            .unwrap();
+        assert_eq!(first.0.y, frame.regions.transcript.y);
+    }
+
+    #[test]
+    fn narrow_viewports_put_the_overview_above_the_transcript() {
+        let snapshot = session(1);
+        let mut narrow = request();
+        narrow.viewport.width = Pixels(500.0);
+        let regions = frame_regions(&resolve_intent(&snapshot, &narrow).unwrap());
+        assert!(regions.overview.bottom() <= regions.transcript.y);
+        let wide = frame_regions(&resolve_intent(&snapshot, &request()).unwrap());
+        assert!(wide.overview.right() <= wide.transcript.x);
+    }
+}

@@ -164,7 +164,7 @@ impl TranscriptLayout {
                     index += 1;
                 }
                 // Past the end with room to spare: the view is at the bottom after all.
-                index == blocks.len() && top - gap < region.bottom()
+                index == blocks.len() && top - gap <= region.bottom() + Pixels(0.5)
             }
         };
         if pinned_to_bottom {

@@ -215,3 +215,76 @@ impl Rasterizer for TinySkiaRasterizer {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::FontSet;
+    use crate::units::Pixels;
+
+    fn quad(bounds: Rect, clip: Rect) -> Quad {
+        Quad {
+            bounds,
+            clip,
+            fill: Some(Color::hex(0xff0000)),
+            border: None,
+            corner_radius: Pixels(4.0),
+            layer: Layer::Cards,
+        }
+    }
+
+    #[test]
+    fn quads_paint_only_inside_their_clip_at_the_device_scale() {
+        let mut scene = Scene::new(Pixels(40.0), Pixels(40.0), Color::hex(0x000000));
+        scene.push_quad(quad(
+            Rect::new(0.0, 0.0, 40.0, 40.0),
+            Rect::new(10.0, 10.0, 10.0, 10.0),
+        ));
+        let mut rasterizer = TinySkiaRasterizer::default();
+        let mut text = TextSystem::new(FontSet::BundledOnly);
+        rasterizer.paint(&scene, ScaleFactor(2.0), &mut text);
+        let pixmap = rasterizer.pixmap();
+        assert_eq!((pixmap.width(), pixmap.height()), (80, 80));
+        let red = pixmap.pixel(30, 30).unwrap();
+        assert_eq!((red.red(), red.green(), red.alpha()), (255, 0, 255));
+        for (x, y) in [(19, 30), (41, 30), (30, 19), (30, 41), (0, 0)] {
+            let outside = pixmap.pixel(x, y).unwrap();
+            assert_eq!(outside.red(), 0, "({x}, {y}) lies outside the clip");
+        }
+    }
+
+    #[test]
+    fn text_is_clipped_to_its_run_clip() {
+        let mut text = TextSystem::new(FontSet::BundledOnly);
+        let shaped = text.shape(
+            &[("WWWWWWWWWW", crate::text::SpanStyle::default())],
+            crate::text::TextLayoutParams {
+                font_size: Pixels(20.0),
+                line_height: Pixels(24.0),
+                wrap_width: None,
+                max_height: Pixels(100.0),
+            },
+        );
+        let mut scene = Scene::new(Pixels(200.0), Pixels(40.0), Color::hex(0x000000));
+        scene.push_text(crate::scene::TextRun {
+            origin: crate::units::Point {
+                x: Pixels(0.0),
+                y: Pixels(0.0),
+            },
+            clip: Rect::new(0.0, 0.0, 50.0, 40.0),
+            text: std::sync::Arc::new(shaped),
+            color: Color::hex(0xffffff),
+            layer: Layer::Cards,
+        });
+        let mut rasterizer = TinySkiaRasterizer::default();
+        rasterizer.paint(&scene, ScaleFactor(1.0), &mut text);
+        let lit = |x0: u32, x1: u32| {
+            (x0..x1)
+                .flat_map(|x| (0..40).map(move |y| (x, y)))
+                .filter(|&(x, y)| rasterizer.pixmap().pixel(x, y).unwrap().red() > 0)
+                .count()
+        };
+        assert!(lit(0, 50) > 50, "glyphs inside the clip are drawn");
+        assert_eq!(lit(50, 200), 0, "nothing is drawn past the clip");
+    }
+}
