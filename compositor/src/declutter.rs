@@ -144,8 +144,13 @@ pub struct DeclutteredView<'s> {
     pub transcript: Vec<TranscriptBlock>,
 }
 
-/// Stage two: decides what is shown.
-pub fn declutter<'s>(snapshot: &'s Snapshot, intent: &Intent) -> DeclutteredView<'s> {
+/// Stage two: decides what is shown. `overview_rows` is how many overview rows the frame has
+/// room for (layout knows; see `layout::overview_capacity`).
+pub fn declutter<'s>(
+    snapshot: &'s Snapshot,
+    intent: &Intent,
+    overview_rows: usize,
+) -> DeclutteredView<'s> {
     let header = HeaderSummary {
         title: snapshot.title(),
         agent: snapshot
@@ -162,19 +167,9 @@ pub fn declutter<'s>(snapshot: &'s Snapshot, intent: &Intent) -> DeclutteredView
     };
     DeclutteredView {
         header,
-        overview: overview_rows(snapshot, intent, overview_row_budget(intent)),
+        overview: choose_overview_rows(snapshot, intent, overview_rows),
         transcript: transcript_blocks(snapshot, intent),
     }
-}
-
-/// How many overview rows the viewport has room for.
-pub fn overview_row_budget(intent: &Intent) -> usize {
-    let metrics = intent.style.metrics;
-    let room = intent.viewport.height.0
-        - metrics.header_height.0
-        - 3.0 * metrics.card_padding.0
-        - metrics.line_height.0;
-    (room / metrics.overview_row_height.0).floor().max(3.0) as usize
 }
 
 fn message_is_long(text: &str) -> bool {
@@ -280,6 +275,8 @@ struct ThreadTree {
     subtree_open_work: Vec<usize>,
     subtree_size: Vec<usize>,
     subtree_resolved: Vec<usize>,
+    /// The newest activity anywhere in the subtree.
+    subtree_recency: Vec<u64>,
 }
 
 impl ThreadTree {
@@ -300,12 +297,18 @@ impl ThreadTree {
             .iter()
             .map(|thread| usize::from(thread.status == ThreadStatus::Resolved))
             .collect();
+        let mut subtree_recency: Vec<u64> = snapshot
+            .threads
+            .iter()
+            .map(|thread| thread.last_activity_seq)
+            .collect();
         // Children always come after their parents, so walking backwards sums bottom-up.
         for index in (0..count).rev() {
             if let Some(parent) = snapshot.parent_of(index) {
                 subtree_open_work[parent] += subtree_open_work[index];
                 subtree_size[parent] += subtree_size[index];
                 subtree_resolved[parent] += subtree_resolved[index];
+                subtree_recency[parent] = subtree_recency[parent].max(subtree_recency[index]);
             }
         }
         let rank = |&index: &usize| {
@@ -313,7 +316,7 @@ impl ThreadTree {
             (
                 std::cmp::Reverse(subtree_open_work[index] > 0),
                 status_rank(thread.status),
-                std::cmp::Reverse(thread.last_activity_seq),
+                std::cmp::Reverse(subtree_recency[index]),
             )
         };
         roots.sort_by_key(rank);
@@ -326,11 +329,12 @@ impl ThreadTree {
             subtree_open_work,
             subtree_size,
             subtree_resolved,
+            subtree_recency,
         }
     }
 }
 
-fn overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<OverviewRow> {
+fn choose_overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<OverviewRow> {
     let tree = ThreadTree::new(snapshot);
     let questions = open_questions_by_thread(snapshot);
     let question_rows = |thread: usize| {
@@ -351,7 +355,7 @@ fn overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<Ove
             std::cmp::Reverse(intent.breadcrumb.contains(&index)),
             std::cmp::Reverse(tree.subtree_open_work[index] > 0),
             status_rank(thread.status),
-            std::cmp::Reverse(thread.last_activity_seq),
+            std::cmp::Reverse(tree.subtree_recency[index]),
         )
     });
     let mut chosen = vec![false; snapshot.threads.len()];
@@ -542,9 +546,12 @@ mod tests {
     use crate::intent::{resolve_intent, IntentRequest};
     use crate::test_support::{answer, batch, message, resolve, snapshot_from, thread};
 
+    /// The overview's room in these tests.
+    const ROWS: usize = 30;
+
     fn view_of(snapshot: &Snapshot, request: &IntentRequest) -> DeclutteredView<'static> {
         let intent = resolve_intent(snapshot, request).unwrap();
-        let view = declutter(snapshot, &intent);
+        let view = declutter(snapshot, &intent, ROWS);
         // The view borrows titles from the snapshot; tests compare owned copies.
         DeclutteredView {
             header: HeaderSummary {
@@ -679,8 +686,7 @@ mod tests {
         events.push(batch("b2", "t7"));
         let snapshot = snapshot_from(&events);
         let request = IntentRequest::default();
-        let intent = resolve_intent(&snapshot, &request).unwrap();
-        let budget = overview_row_budget(&intent);
+        let budget = ROWS;
         let view = view_of(&snapshot, &request);
         assert!(
             view.overview.len() <= budget,

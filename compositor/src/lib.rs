@@ -68,7 +68,7 @@ impl ChatSurfaceCompositor {
         request: &IntentRequest,
     ) -> Result<(FrameLayout, FrameInfo), IntentError> {
         let intent = resolve_intent(snapshot, request)?;
-        let view = declutter(snapshot, &intent);
+        let view = declutter(snapshot, &intent, layout::overview_capacity(&intent));
         let frame = self.layout.layout(snapshot, &view, &intent);
         let info = FrameInfo {
             anchor: frame.anchor,
@@ -102,7 +102,7 @@ impl ChatSurfaceCompositor {
         delta: Pixels,
     ) -> Result<ScrollAnchor, IntentError> {
         let intent = resolve_intent(snapshot, request)?;
-        let view = declutter(snapshot, &intent);
+        let view = declutter(snapshot, &intent, layout::overview_capacity(&intent));
         Ok(self.layout.scroll(snapshot, &view, &intent, delta))
     }
 

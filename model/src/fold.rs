@@ -92,11 +92,7 @@ impl Snapshot {
     }
 
     fn touch(&mut self, thread: usize, seq: u64) {
-        let mut current = Some(thread);
-        while let Some(index) = current {
-            self.threads[index].last_activity_seq = seq;
-            current = self.parent_of(index);
-        }
+        self.threads[thread].last_activity_seq = seq;
     }
 
     fn push_timeline(&mut self, node: NodeRef, thread: usize, seq: u64) {
@@ -118,9 +114,10 @@ impl Snapshot {
                 if self.index.threads.contains_key(&thread.id) {
                     return Err(format!("thread.id \"{}\" is already open", thread.id));
                 }
-                if let Some(parent) = &thread.parent {
-                    self.thread_for(parent, "thread.parent")?;
-                }
+                let parent_index = match &thread.parent {
+                    Some(parent) => Some(self.thread_for(parent, "thread.parent")?),
+                    None => None,
+                };
                 let index = self.threads.len();
                 self.index.threads.insert(thread.id.clone(), index);
                 self.threads.push(ThreadNode {
@@ -131,6 +128,7 @@ impl Snapshot {
                     pending_confirmations: 0,
                     decisions: 0,
                     last_activity_seq: seq,
+                    parent_index,
                     revision: seq,
                 });
                 self.push_timeline(NodeRef::Thread(index), index, seq);
@@ -428,12 +426,13 @@ mod tests {
     }
 
     #[test]
-    fn confirmations_resolve_once_and_activity_reaches_the_ancestors() {
+    fn confirmations_resolve_once_and_count_as_activity_in_their_thread() {
         let request = r#"{"type":"confirmation_requested","confirmation":{"id":"c1","thread_id":"t2","message":"Drop table?"}}"#;
         let resolve = r#"{"type":"confirmation_resolved","confirmation_id":"c1","outcome":"declined","comment":"not today"}"#;
         let snapshot = fold(&[SESSION, TOPIC, BRANCH, request]).unwrap();
         assert_eq!(snapshot.pending_confirmations(), 1);
-        assert_eq!(snapshot.thread(&"t1".into()).unwrap().last_activity_seq, 4);
+        assert_eq!(snapshot.thread(&"t2".into()).unwrap().last_activity_seq, 4);
+        assert_eq!(snapshot.thread(&"t1".into()).unwrap().last_activity_seq, 2);
         let snapshot = fold(&[SESSION, TOPIC, BRANCH, request, resolve]).unwrap();
         assert_eq!(
             snapshot.confirmations[0].status,

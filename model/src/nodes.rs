@@ -72,8 +72,12 @@ pub struct ThreadNode {
     pub pending_confirmations: usize,
     /// Decisions recorded in this thread.
     pub decisions: usize,
-    /// The sequence number of the last event that touched the thread or its content.
+    /// The sequence number of the last event in this thread itself (its branches keep their
+    /// own; the compositor combines them when it ranks a subtree).
     pub last_activity_seq: u64,
+    /// The parent's index in [`crate::Snapshot::threads`], resolved once when the thread opens.
+    #[serde(skip)]
+    pub parent_index: Option<usize>,
     /// The sequence number of the last event that changed this node itself.
     pub revision: u64,
 }

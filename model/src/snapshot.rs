@@ -129,11 +129,7 @@ impl Snapshot {
 
     /// The parent of a thread, as an index.
     pub fn parent_of(&self, thread: usize) -> Option<usize> {
-        self.threads[thread]
-            .spec
-            .parent
-            .as_ref()
-            .and_then(|parent| self.thread_index(parent))
+        self.threads[thread].parent_index
     }
 
     /// Whether `thread` is `ancestor` or lies below it.

@@ -568,7 +568,7 @@ fn item_block(
                     },
                     ..column_style(Pixels(2.0), Pixels::ZERO)
                 };
-                painter.builder_set_style(text_column, text_column_style);
+                painter.builder.set_style(text_column, text_column_style);
                 let mut row_style = taffy::Style {
                     flex_direction: taffy::FlexDirection::Row,
                     align_items: taffy::AlignItems::START,
@@ -632,7 +632,7 @@ fn item_block(
                     &[label],
                 ));
             }
-            let row = painter.builder.row(Pixels(10.0), &pills);
+            let row = painter.builder.wrapping_row(Pixels(10.0), &pills);
             children.push(row);
         }
         AnswerKind::Text | AnswerKind::Multiline => {
@@ -654,12 +654,6 @@ fn item_block(
         },
         &children,
     )
-}
-
-impl Painter<'_> {
-    fn builder_set_style(&mut self, node: NodeId, style: taffy::Style) {
-        self.builder.set_style(node, style);
-    }
 }
 
 fn summary_row(
@@ -863,7 +857,7 @@ fn confirmation_card(
             &[label],
         ));
     }
-    children.push(painter.builder.row(Pixels(12.0), &buttons));
+    children.push(painter.builder.wrapping_row(Pixels(12.0), &buttons));
     painter.card(
         palette.danger_fill,
         Some((

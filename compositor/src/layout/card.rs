@@ -203,6 +203,21 @@ impl CardBuilder {
         self.boxed(style, Decoration::default(), children)
     }
 
+    /// A row of children that wraps onto more lines when they do not fit (buttons, pills).
+    pub fn wrapping_row(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
+        let style = Style {
+            flex_direction: FlexDirection::Row,
+            flex_wrap: FlexWrap::Wrap,
+            align_items: AlignItems::CENTER,
+            gap: Size {
+                width: length(gap.0),
+                height: length(gap.0),
+            },
+            ..Style::default()
+        };
+        self.boxed(style, Decoration::default(), children)
+    }
+
     /// Lays the tree out at `width` and collects its paint.
     pub fn finish(mut self, root: NodeId, width: Pixels, text: &mut TextSystem) -> CardLayout {
         if let Ok(style) = self.tree.style(root) {

@@ -1,7 +1,9 @@
 //! The header band: the session's title, where the focus is, and what awaits the human.
 //!
 //! What awaits is the one thing an operator must see at a glance from across the desk, so it
-//! sits in a filled pill in the question colour whenever anything is open.
+//! sits in a filled pill in the question colour (the danger colour when a confirmation waits)
+//! whenever anything is open. On a panel too narrow for title and pill side by side, the pill
+//! takes the line under the title instead of being pushed over it.
 
 use super::lines::LineCache;
 use crate::declutter::HeaderSummary;
@@ -26,18 +28,41 @@ pub fn paint_header(
         strong: true,
         ..SpanStyle::default()
     };
-
+    let title = lines.line(summary.title, bold, metrics.title_font_size, text);
     let awaiting = summary.awaiting();
-    let waiting = summary.open_questions + summary.pending_confirmations > 0;
-    let pill_line = lines.line(&awaiting, bold, metrics.font_size, text);
-    let pill_width = pill_line.width + Pixels(28.0);
-    let pill_height = pill_line.height + Pixels(12.0);
-    let pill = Rect {
-        x: region.right() - pad - pill_width,
-        y: region.y + (region.height - pill_height) * 0.5,
-        width: pill_width,
-        height: pill_height,
+    let wide_pill = lines.line(&awaiting, bold, metrics.font_size, text);
+    let side_by_side = title.width + wide_pill.width + Pixels(28.0) + pad * 3.0 <= region.width;
+
+    let (pill_line, pill) = if side_by_side {
+        let (width, height) = (
+            wide_pill.width + Pixels(28.0),
+            wide_pill.height + Pixels(12.0),
+        );
+        let pill = Rect {
+            x: region.right() - pad - width,
+            y: region.y + (region.height - height) * 0.5,
+            width,
+            height,
+        };
+        (wide_pill, pill)
+    } else {
+        let line = lines.line(&awaiting, bold, metrics.small_font_size, text);
+        let (width, height) = (line.width + Pixels(20.0), line.height + Pixels(6.0));
+        let top = region.y
+            + (region.height - title.height - height - Pixels(6.0)) * 0.5
+            + title.height
+            + Pixels(6.0);
+        (
+            line,
+            Rect {
+                x: region.x + pad,
+                y: top,
+                width: width.min(region.width - pad * 2.0),
+                height,
+            },
+        )
     };
+    let waiting = summary.open_questions + summary.pending_confirmations > 0;
     if waiting {
         let fill = if summary.pending_confirmations > 0 {
             palette.danger
@@ -49,31 +74,51 @@ pub fn paint_header(
             clip: region,
             fill: Some(fill),
             border: None,
-            corner_radius: pill_height * 0.5,
+            corner_radius: pill.height * 0.5,
             layer: Layer::Panels,
         });
     }
+    let inset = (pill.width - pill_line.width) * 0.5;
     let pill_color = if waiting {
         palette.background
     } else {
         palette.muted
     };
+    let pill_text = Point {
+        x: pill.x + inset.max(Pixels::ZERO),
+        y: pill.y + (pill.height - pill_line.height) * 0.5,
+    };
     scene.push_text(TextRun {
-        origin: Point {
-            x: pill.x + Pixels(14.0),
-            y: pill.y + Pixels(6.0),
-        },
+        origin: pill_text,
         clip: pill,
         text: pill_line,
         color: pill_color,
         layer: Layer::Panels,
     });
 
+    let title_right = if side_by_side {
+        pill.x - pad
+    } else {
+        region.right() - pad
+    };
     let title_clip = Rect {
-        width: (pill.x - region.x - pad).max(Pixels::ZERO),
+        width: (title_right - region.x).max(Pixels::ZERO),
         ..region
     };
-    let title = lines.line(summary.title, bold, metrics.title_font_size, text);
+    if !side_by_side {
+        let top = pill.y - Pixels(6.0) - title.height;
+        scene.push_text(TextRun {
+            origin: Point {
+                x: region.x + pad,
+                y: top,
+            },
+            clip: title_clip,
+            text: title,
+            color: palette.text,
+            layer: Layer::Panels,
+        });
+        return;
+    }
     let sub_size = metrics.small_font_size;
     let block_height = title.height + Pixels(4.0) + Pixels((sub_size.0 * 1.3).round());
     let top = region.y + (region.height - block_height) * 0.5;
@@ -87,7 +132,6 @@ pub fn paint_header(
         color: palette.text,
         layer: Layer::Panels,
     });
-
     let mut sub = Vec::new();
     if let Some(agent) = summary.agent {
         sub.push(format!("agent: {agent}"));

@@ -268,6 +268,11 @@ impl LayoutEngine {
     }
 }
 
+/// How many overview rows the frame has room for: what Declutter may fill.
+pub fn overview_capacity(intent: &Intent) -> usize {
+    overview::rows_that_fit(frame_regions(intent).overview, &intent.style)
+}
+
 /// Splits the frame into header, overview and transcript with taffy.
 pub fn frame_regions(intent: &Intent) -> FrameRegions {
     let metrics = intent.style.metrics;
@@ -426,7 +431,7 @@ mod tests {
         request: &IntentRequest,
     ) -> FrameLayout {
         let intent = resolve_intent(snapshot, request).unwrap();
-        let view = declutter(snapshot, &intent);
+        let view = declutter(snapshot, &intent, overview_capacity(&intent));
         engine.layout(snapshot, &view, &intent)
     }
 
@@ -437,7 +442,7 @@ mod tests {
         delta: f32,
     ) -> ScrollAnchor {
         let intent = resolve_intent(snapshot, request).unwrap();
-        let view = declutter(snapshot, &intent);
+        let view = declutter(snapshot, &intent, overview_capacity(&intent));
         engine.scroll(snapshot, &view, &intent, Pixels(delta))
     }
 

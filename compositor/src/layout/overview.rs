@@ -70,6 +70,19 @@ impl RowPainter<'_> {
     }
 }
 
+/// How far below the panel's top the first row starts (after the heading line).
+fn rows_top(style: &Style) -> Pixels {
+    style.metrics.line_height + Pixels(4.0)
+}
+
+/// How many rows fit in an overview panel of this size.
+pub fn rows_that_fit(region: Rect, style: &Style) -> usize {
+    let room = region.height - rows_top(style);
+    (room.0 / style.metrics.overview_row_height.0)
+        .floor()
+        .max(0.0) as usize
+}
+
 /// Paints the overview rows into `region`; returns what each thread row lets the pointer hit.
 pub fn paint_overview(
     snapshot: &Snapshot,
@@ -119,7 +132,7 @@ pub fn paint_overview(
         color: palette.muted,
         layer: Layer::Panels,
     });
-    let mut top = region.y + metrics.line_height + Pixels(4.0);
+    let mut top = region.y + rows_top(style);
     for row in rows {
         if top + row_height > region.bottom() {
             break;
