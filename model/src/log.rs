@@ -82,11 +82,10 @@ fn parse_line(line: &str) -> Result<ParsedLine, String> {
     }
     OffsetDateTime::parse(&envelope.at, &Rfc3339)
         .map_err(|_| format!("at: \"{}\" is not an RFC 3339 timestamp", envelope.at))?;
-    if !EventBody::KNOWN_TYPES.contains(&envelope.kind.as_ref()) {
+    let Some(body) = EventBody::from_json(&envelope.kind, line) else {
         return Ok(ParsedLine::Unknown { seq: envelope.seq });
-    }
-    let body: EventBody = serde_json::from_str(line)
-        .map_err(|error| format!("{}: {}", envelope.kind, json_reason(&error)))?;
+    };
+    let body = body.map_err(|error| format!("{}: {}", envelope.kind, json_reason(&error)))?;
     Ok(ParsedLine::Known(Box::new(Event {
         v: envelope.v,
         seq: envelope.seq,
@@ -109,7 +108,7 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
     while offset < bytes.len() {
         line_number += 1;
         let rest = &bytes[offset..];
-        let (raw, terminated) = match rest.iter().position(|&byte| byte == b'\n') {
+        let (raw, terminated) = match memchr::memchr(b'\n', rest) {
             Some(end) => (&rest[..end], true),
             None => (rest, false),
         };
