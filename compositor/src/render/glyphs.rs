@@ -31,8 +31,18 @@ pub struct FrameBuffer<'a> {
     pub height: i32,
 }
 
-fn blend_channel(src: u32, dst: u32, inverse_alpha: u32) -> u8 {
-    (src + (dst * inverse_alpha + 127) / 255).min(255) as u8
+/// `value / 255`, rounded, for `value` up to 255 × 255, without a division.
+fn div255(value: u32) -> u32 {
+    let value = value + 128;
+    (value + (value >> 8)) >> 8
+}
+
+/// A premultiplied source pixel over a premultiplied destination pixel.
+fn blend_over(source: [u32; 4], target: &mut [u8]) {
+    let inverse = 255 - source[3];
+    for (channel, &value) in target.iter_mut().zip(source.iter()) {
+        *channel = (value + div255(u32::from(*channel) * inverse)).min(255) as u8;
+    }
 }
 
 impl FrameBuffer<'_> {
@@ -59,53 +69,53 @@ impl FrameBuffer<'_> {
         let y0 = y.max(clip.y0).max(0);
         let x1 = (x + width).min(clip.x1).min(self.width);
         let y1 = (y + height).min(clip.y1).min(self.height);
+        if x0 >= x1 || y0 >= y1 {
+            return;
+        }
+        let premultiplied = |coverage: u32| {
+            let alpha = div255(coverage * u32::from(color.a));
+            [
+                div255(u32::from(color.r) * alpha),
+                div255(u32::from(color.g) * alpha),
+                div255(u32::from(color.b) * alpha),
+                alpha,
+            ]
+        };
         for row in y0..y1 {
+            let target_row = (row * self.width) as usize * 4;
+            let source_row = ((row - y) * width) as usize;
             for column in x0..x1 {
-                let source = ((row - y) * width + (column - x)) as usize;
-                let (r, g, b, a) = match image.content {
+                let source = source_row + (column - x) as usize;
+                let pixel = match image.content {
                     SwashContent::Mask => {
-                        let coverage = u32::from(image.data[source]);
-                        let alpha = coverage * u32::from(color.a) / 255;
-                        (
-                            u32::from(color.r) * alpha / 255,
-                            u32::from(color.g) * alpha / 255,
-                            u32::from(color.b) * alpha / 255,
-                            alpha,
+                        let coverage = image.data[source];
+                        if coverage == 0 {
+                            continue;
+                        }
+                        premultiplied(u32::from(coverage))
+                    }
+                    SwashContent::SubpixelMask => {
+                        let rgb = &image.data[source * 4..source * 4 + 3];
+                        premultiplied(
+                            (u32::from(rgb[0]) + u32::from(rgb[1]) + u32::from(rgb[2])) / 3,
                         )
                     }
                     SwashContent::Color => {
-                        let pixel = &image.data[source * 4..source * 4 + 4];
-                        let alpha = u32::from(pixel[3]);
-                        (
-                            u32::from(pixel[0]) * alpha / 255,
-                            u32::from(pixel[1]) * alpha / 255,
-                            u32::from(pixel[2]) * alpha / 255,
+                        let rgba = &image.data[source * 4..source * 4 + 4];
+                        let alpha = u32::from(rgba[3]);
+                        [
+                            div255(u32::from(rgba[0]) * alpha),
+                            div255(u32::from(rgba[1]) * alpha),
+                            div255(u32::from(rgba[2]) * alpha),
                             alpha,
-                        )
-                    }
-                    SwashContent::SubpixelMask => {
-                        let pixel = &image.data[source * 4..source * 4 + 4];
-                        let coverage =
-                            (u32::from(pixel[0]) + u32::from(pixel[1]) + u32::from(pixel[2])) / 3;
-                        let alpha = coverage * u32::from(color.a) / 255;
-                        (
-                            u32::from(color.r) * alpha / 255,
-                            u32::from(color.g) * alpha / 255,
-                            u32::from(color.b) * alpha / 255,
-                            alpha,
-                        )
+                        ]
                     }
                 };
-                if a == 0 {
+                if pixel[3] == 0 {
                     continue;
                 }
-                let target = ((row * self.width + column) * 4) as usize;
-                let inverse = 255 - a;
-                let pixel = &mut self.data[target..target + 4];
-                pixel[0] = blend_channel(r, u32::from(pixel[0]), inverse);
-                pixel[1] = blend_channel(g, u32::from(pixel[1]), inverse);
-                pixel[2] = blend_channel(b, u32::from(pixel[2]), inverse);
-                pixel[3] = blend_channel(a, u32::from(pixel[3]), inverse);
+                let target = target_row + column as usize * 4;
+                blend_over(pixel, &mut self.data[target..target + 4]);
             }
         }
     }
@@ -122,6 +132,13 @@ mod tests {
         image.content = SwashContent::Mask;
         image.data = vec![coverage; (width * height) as usize];
         image
+    }
+
+    #[test]
+    fn div255_rounds_like_a_division() {
+        for value in 0..=255 * 255 {
+            assert_eq!(div255(value), (value + 127) / 255, "{value}");
+        }
     }
 
     #[test]
