@@ -191,31 +191,20 @@ impl CardBuilder {
 
     /// A row of children with a gap, centred vertically.
     pub fn row(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
-        let style = Style {
-            flex_direction: FlexDirection::Row,
-            align_items: AlignItems::CENTER,
-            gap: Size {
-                width: length(gap.0),
-                height: length(gap.0),
-            },
-            ..Style::default()
-        };
-        self.boxed(style, Decoration::default(), children)
+        self.boxed(
+            row_style(gap, FlexWrap::NoWrap),
+            Decoration::default(),
+            children,
+        )
     }
 
     /// A row of children that wraps onto more lines when they do not fit (buttons, pills).
     pub fn wrapping_row(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
-        let style = Style {
-            flex_direction: FlexDirection::Row,
-            flex_wrap: FlexWrap::Wrap,
-            align_items: AlignItems::CENTER,
-            gap: Size {
-                width: length(gap.0),
-                height: length(gap.0),
-            },
-            ..Style::default()
-        };
-        self.boxed(style, Decoration::default(), children)
+        self.boxed(
+            row_style(gap, FlexWrap::Wrap),
+            Decoration::default(),
+            children,
+        )
     }
 
     /// Lays the tree out at `width` and collects its paint.
@@ -325,6 +314,19 @@ impl CardBuilder {
         for child in children {
             self.collect(child, origin, clip, text, out);
         }
+    }
+}
+
+fn row_style(gap: Pixels, wrap: FlexWrap) -> Style {
+    Style {
+        flex_direction: FlexDirection::Row,
+        flex_wrap: wrap,
+        align_items: AlignItems::CENTER,
+        gap: Size {
+            width: length(gap.0),
+            height: length(gap.0),
+        },
+        ..Style::default()
     }
 }
 

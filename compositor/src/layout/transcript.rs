@@ -123,6 +123,36 @@ impl TranscriptLayout {
         })
     }
 
+    /// Lays out block `index` and places it where `top_for(its height)` says.
+    fn place_block(
+        &mut self,
+        list: &ListInput,
+        index: usize,
+        text: &mut TextSystem,
+        top_for: impl FnOnce(Pixels) -> Pixels,
+    ) -> PlacedCard {
+        let block = &list.blocks[index];
+        let layout = self.card(list.snapshot, block, list.style, list.region.width, text);
+        PlacedCard {
+            index,
+            node: block.node,
+            top: top_for(layout.height),
+            layout,
+        }
+    }
+
+    /// The height of block `index` plus the gap after it.
+    fn block_pitch(&mut self, list: &ListInput, index: usize, text: &mut TextSystem) -> Pixels {
+        let layout = self.card(
+            list.snapshot,
+            &list.blocks[index],
+            list.style,
+            list.region.width,
+            text,
+        );
+        layout.height + list.style.metrics.card_gap
+    }
+
     /// Places the cards that show in `region` for `anchor`.
     pub fn place(
         &mut self,
@@ -130,14 +160,7 @@ impl TranscriptLayout {
         anchor: ScrollAnchor,
         text: &mut TextSystem,
     ) -> PlacedTranscript {
-        let ListInput {
-            snapshot,
-            blocks,
-            region,
-            style,
-        } = *list;
-        let gap = style.metrics.card_gap;
-        let width = region.width;
+        let (blocks, region, gap) = (list.blocks, list.region, list.style.metrics.card_gap);
         let start = match anchor {
             ScrollAnchor::Bottom => None,
             ScrollAnchor::Block { block, offset } => blocks
@@ -152,15 +175,9 @@ impl TranscriptLayout {
                 let mut top = region.y - offset;
                 let mut index = first;
                 while index < blocks.len() && top < region.bottom() + OVERSCAN {
-                    let layout = self.card(snapshot, &blocks[index], style, width, text);
-                    let height = layout.height;
-                    placed.push(PlacedCard {
-                        index,
-                        node: blocks[index].node,
-                        top,
-                        layout,
-                    });
-                    top += height + gap;
+                    let card = self.place_block(list, index, text, |_| top);
+                    top += card.layout.height + gap;
+                    placed.push(card);
                     index += 1;
                 }
                 // Past the end with room to spare: the view is at the bottom after all.
@@ -171,15 +188,9 @@ impl TranscriptLayout {
             placed.clear();
             let mut bottom = region.bottom();
             for index in (0..blocks.len()).rev() {
-                let layout = self.card(snapshot, &blocks[index], style, width, text);
-                let top = bottom - layout.height;
-                placed.push(PlacedCard {
-                    index,
-                    node: blocks[index].node,
-                    top,
-                    layout,
-                });
-                bottom = top - gap;
+                let card = self.place_block(list, index, text, |height| bottom - height);
+                bottom = card.top - gap;
+                placed.push(card);
                 if bottom < region.y - OVERSCAN {
                     break;
                 }
@@ -229,28 +240,17 @@ impl TranscriptLayout {
         placed: &mut Vec<PlacedCard>,
         text: &mut TextSystem,
     ) {
-        let ListInput {
-            snapshot,
-            blocks,
-            region,
-            style,
-        } = *list;
         let Some(first) = placed.first().map(|card| (card.index, card.top)) else {
             return;
         };
-        let (mut index, mut bottom) = (first.0, first.1 - style.metrics.card_gap);
+        let gap = list.style.metrics.card_gap;
+        let (mut index, mut bottom) = (first.0, first.1 - gap);
         let mut above = Vec::new();
-        while index > 0 && bottom > region.y - OVERSCAN {
+        while index > 0 && bottom > list.region.y - OVERSCAN {
             index -= 1;
-            let layout = self.card(snapshot, &blocks[index], style, region.width, text);
-            let top = bottom - layout.height;
-            above.push(PlacedCard {
-                index,
-                node: blocks[index].node,
-                top,
-                layout,
-            });
-            bottom = top - style.metrics.card_gap;
+            let card = self.place_block(list, index, text, |height| bottom - height);
+            bottom = card.top - gap;
+            above.push(card);
         }
         above.reverse();
         above.append(placed);
@@ -265,12 +265,7 @@ impl TranscriptLayout {
         delta: Pixels,
         text: &mut TextSystem,
     ) -> ScrollAnchor {
-        let ListInput {
-            snapshot,
-            blocks,
-            region,
-            style,
-        } = *list;
+        let (blocks, region) = (list.blocks, list.region);
         if blocks.is_empty() {
             return ScrollAnchor::Bottom;
         }
@@ -283,7 +278,6 @@ impl TranscriptLayout {
         else {
             return ScrollAnchor::Bottom;
         };
-        let gap = style.metrics.card_gap;
         offset += delta;
         while offset.0 < 0.0 {
             if index == 0 {
@@ -291,23 +285,17 @@ impl TranscriptLayout {
                 break;
             }
             index -= 1;
-            offset += self
-                .card(snapshot, &blocks[index], style, region.width, text)
-                .height
-                + gap;
+            offset += self.block_pitch(list, index, text);
         }
         loop {
-            let height = self
-                .card(snapshot, &blocks[index], style, region.width, text)
-                .height
-                + gap;
-            if offset < height {
+            let pitch = self.block_pitch(list, index, text);
+            if offset < pitch {
                 break;
             }
             if index + 1 == blocks.len() {
                 return ScrollAnchor::Bottom;
             }
-            offset -= height;
+            offset -= pitch;
             index += 1;
         }
         let candidate = ScrollAnchor::Block {
