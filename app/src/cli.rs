@@ -28,6 +28,44 @@ pub enum Command {
     Gen(GenArgs),
     /// Measure fold time, first-frame and scrolled-frame times and peak memory on a log.
     Bench(BenchArgs),
+    /// Run the local API (unix socket; loopback TCP with --listen) without a window.
+    Serve {
+        /// Also listen on this loopback address, for example 127.0.0.1:7878.
+        #[arg(long)]
+        listen: Option<std::net::SocketAddr>,
+    },
+    /// Manage integrations: the agents and scripts allowed to use the API.
+    Integration {
+        /// What to do.
+        #[command(subcommand)]
+        action: IntegrationAction,
+    },
+    /// Ask the human a question through the running surface and wait for the answer.
+    ///
+    /// Exit codes: 0 answered (chosen ids or the text on stdout), 1 declined, 2 expired,
+    /// withdrawn or the surface closed; 64 bad usage, 65 rejected input, 69 no surface or a
+    /// question already waiting, 77 bad token.
+    Ask(crate::ask::AskArgs),
+}
+
+/// `chatsurface integration …`.
+#[derive(Debug, Subcommand)]
+pub enum IntegrationAction {
+    /// Add an integration and print its new bearer token (the only line on stdout).
+    Add {
+        /// Its slug: 1–64 of a–z 0–9 - _.
+        slug: String,
+        /// Allow it to open dialogs (questions to the human).
+        #[arg(long)]
+        dialogs: bool,
+    },
+    /// List integrations (never their tokens).
+    List,
+    /// Remove an integration; its token stops working at once.
+    Remove {
+        /// Its slug.
+        slug: String,
+    },
 }
 
 /// Theme names on the command line.

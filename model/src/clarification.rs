@@ -172,6 +172,8 @@ pub struct ClarificationBatch {
     /// The latest saved draft, while open.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub draft: Option<ClarificationResponse>,
+    /// When it was asked (RFC 3339, from its event).
+    pub opened_at: String,
     /// The sequence number of the last event that changed it.
     pub revision: u64,
 }

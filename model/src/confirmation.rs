@@ -100,6 +100,8 @@ pub struct Confirmation {
     /// The comment the human gave with the outcome.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome_comment: Option<String>,
+    /// When it was asked (RFC 3339, from its event).
+    pub opened_at: String,
     /// The sequence number of the last event that changed it.
     pub revision: u64,
 }

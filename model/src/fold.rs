@@ -71,7 +71,7 @@ impl Snapshot {
                 reason: format!("seq {seq} does not follow seq {}", self.last_seq),
             });
         }
-        self.apply_body(seq, event.body)
+        self.apply_body(seq, &event.at, event.body)
             .map_err(|reason| FoldError {
                 event_type: kind,
                 reason,
@@ -100,7 +100,7 @@ impl Snapshot {
         self.touch(thread, seq);
     }
 
-    fn apply_body(&mut self, seq: u64, body: EventBody) -> Result<(), String> {
+    fn apply_body(&mut self, seq: u64, at: &str, body: EventBody) -> Result<(), String> {
         let invalid = |error: ValidationError| error.to_string();
         match body {
             EventBody::SessionStarted { session } => {
@@ -181,6 +181,7 @@ impl Snapshot {
                     status: BatchStatus::Open,
                     response: None,
                     draft: None,
+                    opened_at: at.to_owned(),
                     revision: seq,
                 });
                 self.push_timeline(NodeRef::Batch(index), thread, seq);
@@ -242,6 +243,7 @@ impl Snapshot {
                     spec: confirmation,
                     status: ConfirmationStatus::Pending,
                     outcome_comment: None,
+                    opened_at: at.to_owned(),
                     revision: seq,
                 });
                 self.push_timeline(NodeRef::Confirmation(index), thread, seq);

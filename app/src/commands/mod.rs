@@ -2,7 +2,9 @@
 
 mod bench;
 mod gen;
+mod integration;
 mod render;
+mod serve;
 mod snapshot;
 
 use crate::cli::{Cli, Command};
@@ -17,6 +19,12 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Snapshot { log } => snapshot::run(&log),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Serve { listen } => serve::run(listen),
+        Command::Integration { action } => integration::run(action),
+        Command::Ask(args) => Err(AppError::Usage(format!(
+            "ask {}: handled by main, which owns its exit codes",
+            args.slug
+        ))),
     }
 }
 

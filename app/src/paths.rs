@@ -1,0 +1,23 @@
+//! Where chatsurface keeps its files: the data directory and the API socket.
+//!
+//! `$CHATSURFACE_DATA_DIR` (default: the XDG data dir, `~/.local/share/chatsurface`) holds the
+//! session logs and tokens; `$CHATSURFACE_SOCKET` (default:
+//! `$XDG_RUNTIME_DIR/chatsurface/api.sock`) is where the API listens. Both the server and its
+//! clients resolve them here, so they always agree.
+
+use std::path::PathBuf;
+
+/// The data directory.
+pub fn data_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CHATSURFACE_DATA_DIR").filter(|dir| !dir.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    dirs::data_dir()
+        .unwrap_or_else(std::env::temp_dir)
+        .join("chatsurface")
+}
+
+/// The API socket.
+pub fn socket_path() -> PathBuf {
+    crate::ask::socket_path(|name| std::env::var(name).ok())
+}

@@ -1,0 +1,568 @@
+//! The local API: HTTP/1.1 on a unix socket (and loopback TCP when asked), served by axum.
+//!
+//! Agents open dialogs and mirror their sessions; the operator lists and answers what waits.
+//! Every request that changes something is answered only after its event is fsynced (the
+//! store sees to that), and a request that is refused writes nothing. A dialog holds its
+//! connection until the question is settled: answered, expired at its timeout, or withdrawn
+//! when the client goes away, the server shuts down or the integration is removed. This module
+//! owns routing, authentication and waiting; the rules of the dialog contract are in
+//! `dialog.rs`, tokens in `auth.rs`, files in `store.rs`.
+
+use crate::auth::{Caller, TokenStore};
+use crate::dialog::{
+    answer_of_batch, answer_of_confirmation, parse_dialog, ApiError, DialogAnswer, DialogQuestion,
+};
+use crate::store::{LiveSession, SessionStore, StoreError};
+use axum::body::Bytes;
+use axum::extract::{Path as UrlPath, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use chatsurface_model::{
+    BatchCloseReason, BatchStatus, ClarificationResponse, ConfirmationOutcome, ConfirmationStatus,
+    EventBody, NodeRef, Snapshot, ThreadKind, ThreadSpec,
+};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::future::IntoFuture;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+
+/// Largest request body accepted; a larger one gets 413.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+/// The thread of a session that holds its integration's dialogs.
+pub const DIALOG_THREAD: &str = "dialogs";
+
+/// What every handler shares.
+#[derive(Debug, Clone)]
+pub struct ApiState {
+    store: Arc<SessionStore>,
+    tokens: Arc<TokenStore>,
+    /// Integrations with a dialog waiting (at most one each).
+    waiting: Arc<Mutex<HashSet<String>>>,
+    /// Flips to true when the server shuts down, so waiting dialogs are withdrawn.
+    shutdown: watch::Receiver<bool>,
+}
+
+impl ApiState {
+    /// State over a store and a token store; `shutdown` turns true when the server stops.
+    pub fn new(
+        store: Arc<SessionStore>,
+        tokens: Arc<TokenStore>,
+        shutdown: watch::Receiver<bool>,
+    ) -> ApiState {
+        ApiState {
+            store,
+            tokens,
+            waiting: Arc::new(Mutex::new(HashSet::new())),
+            shutdown,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
+        (status, Json(self)).into_response()
+    }
+}
+
+fn store_error(error: StoreError) -> ApiError {
+    match error {
+        StoreError::NoSession(id) => {
+            ApiError::new(404, "not_found", format!("no session \"{id}\""))
+        }
+        StoreError::BadSessionId(_) => {
+            ApiError::new(400, "invalid", error.to_string()).with_field("session")
+        }
+        StoreError::Log(log) if log.line.is_none() && !log.message.starts_with("cannot") => {
+            ApiError::new(400, "invalid", log.message)
+        }
+        other => ApiError::new(500, "storage", other.to_string()),
+    }
+}
+
+/// Appends events on a blocking thread (fsync), mapping a refusal to 400.
+async fn append(session: &Arc<LiveSession>, bodies: Vec<EventBody>) -> Result<(), ApiError> {
+    let session = session.clone();
+    tokio::task::spawn_blocking(move || session.append_all(bodies))
+        .await
+        .map_err(|error| ApiError::new(500, "internal", error.to_string()))?
+        .map(|_| ())
+        .map_err(store_error)
+}
+
+fn caller(state: &ApiState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .ok_or_else(|| ApiError::new(401, "unauthorized", "send Authorization: Bearer <token>"))?;
+    state
+        .tokens
+        .authenticate(token.trim())
+        .map_err(|error| ApiError::new(500, "tokens", error.to_string()))?
+        .ok_or_else(|| ApiError::new(401, "unauthorized", "the token is not valid"))
+}
+
+fn operator(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
+    match caller(state, headers)? {
+        Caller::Operator => Ok(()),
+        Caller::Integration(_) => Err(ApiError::new(
+            403,
+            "forbidden",
+            "only the operator token can do this",
+        )),
+    }
+}
+
+async fn body_bytes(request: Request) -> Result<Bytes, ApiError> {
+    axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES)
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                413,
+                "too_large",
+                format!("the body is over {MAX_BODY_BYTES} bytes"),
+            )
+        })
+}
+
+/// Builds the router.
+pub fn router(state: ApiState) -> Router {
+    Router::new()
+        .route("/v1/integrations/{slug}/dialogs", post(open_dialog))
+        .route("/v1/sessions/{sid}/snapshot", get(session_snapshot))
+        .route("/v1/pending", get(list_pending))
+        .route("/v1/pending/{id}", post(answer_pending))
+        .fallback(|| async { ApiError::new(404, "not_found", "no such endpoint") })
+        .with_state(state)
+}
+
+/// Marks an integration's dialog slot busy; frees it (and withdraws an unsettled question)
+/// when dropped, which is also what happens when the client disconnects mid-wait.
+struct DialogGuard {
+    state: ApiState,
+    slug: String,
+    session: Option<Arc<LiveSession>>,
+    node: Option<NodeRef>,
+}
+
+impl Drop for DialogGuard {
+    fn drop(&mut self) {
+        if let Ok(mut waiting) = self.state.waiting.lock() {
+            waiting.remove(&self.slug);
+        }
+        if let (Some(session), Some(node)) = (self.session.take(), self.node.take()) {
+            let withdraw = withdrawal(&session, node);
+            if let (Some(body), Ok(runtime)) = (withdraw, tokio::runtime::Handle::try_current()) {
+                runtime.spawn_blocking(move || session.append(body));
+            }
+        }
+    }
+}
+
+/// The event that withdraws a question, if it is still open.
+fn withdrawal(session: &LiveSession, node: NodeRef) -> Option<EventBody> {
+    session.read(|snapshot| match node {
+        NodeRef::Batch(index) => (snapshot.batches[index].status == BatchStatus::Open).then(|| {
+            EventBody::ClarificationBatchClosed {
+                batch_id: snapshot.batches[index].spec.id.clone(),
+                reason: BatchCloseReason::Withdrawn,
+            }
+        }),
+        NodeRef::Confirmation(index) => (snapshot.confirmations[index].status
+            == ConfirmationStatus::Pending)
+            .then(|| EventBody::ConfirmationResolved {
+                confirmation_id: snapshot.confirmations[index].spec.id.clone(),
+                outcome: ConfirmationOutcome::Withdrawn,
+                comment: None,
+            }),
+        _ => None,
+    })
+}
+
+fn settled(snapshot: &Snapshot, node: NodeRef) -> Option<DialogAnswer> {
+    match node {
+        NodeRef::Batch(index) => answer_of_batch(&snapshot.batches[index]),
+        NodeRef::Confirmation(index) => answer_of_confirmation(&snapshot.confirmations[index]),
+        _ => None,
+    }
+}
+
+async fn open_dialog(
+    State(state): State<ApiState>,
+    UrlPath(slug): UrlPath<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    let integration = match caller(&state, &headers)? {
+        Caller::Integration(integration) if integration.slug == slug => integration,
+        Caller::Integration(_) => {
+            return Err(ApiError::new(
+                403,
+                "forbidden",
+                format!("this token does not belong to \"{slug}\""),
+            ))
+        }
+        Caller::Operator => {
+            return Err(ApiError::new(
+                403,
+                "forbidden",
+                "dialogs are opened by integrations, not the operator",
+            ))
+        }
+    };
+    if !integration.dialogs {
+        return Err(ApiError::new(
+            403,
+            "dialogs_disabled",
+            format!("dialogs are not enabled for \"{slug}\" (integration add {slug} --dialogs)"),
+        ));
+    }
+    let body = body_bytes(request).await?;
+    {
+        let mut waiting = state
+            .waiting
+            .lock()
+            .map_err(|_| ApiError::new(500, "internal", "lock poisoned"))?;
+        if !waiting.insert(slug.clone()) {
+            return Err(ApiError::new(
+                409,
+                "dialog_pending",
+                format!("\"{slug}\" already has a question waiting"),
+            ));
+        }
+    }
+    let mut guard = DialogGuard {
+        state: state.clone(),
+        slug: slug.clone(),
+        session: None,
+        node: None,
+    };
+    let session = state
+        .store
+        .get_or_create(&slug, &slug)
+        .map_err(store_error)?;
+    let (id, has_thread) = session.read(|snapshot| {
+        let asked = snapshot.batches.len() + snapshot.confirmations.len();
+        (
+            format!("{slug}-{}", asked + 1),
+            snapshot.thread(&DIALOG_THREAD.into()).is_some(),
+        )
+    });
+    let request = parse_dialog(&slug, &body, &id, DIALOG_THREAD)?;
+    let mut events = Vec::new();
+    if !has_thread {
+        let thread = ThreadSpec {
+            id: DIALOG_THREAD.into(),
+            parent: None,
+            title: slug.clone(),
+            kind: ThreadKind::Topic,
+        };
+        events.push(EventBody::ThreadOpened { thread });
+    }
+    let node = session.read(|snapshot| match &request.question {
+        DialogQuestion::Choice(_) => NodeRef::Batch(snapshot.batches.len()),
+        DialogQuestion::Confirmation(_) => NodeRef::Confirmation(snapshot.confirmations.len()),
+    });
+    events.push(match request.question {
+        DialogQuestion::Choice(batch) => EventBody::ClarificationBatchOpened { batch },
+        DialogQuestion::Confirmation(confirmation) => {
+            EventBody::ConfirmationRequested { confirmation }
+        }
+    });
+    append(&session, events).await?;
+    guard.session = Some(session.clone());
+    guard.node = Some(node);
+
+    let mut shutdown = state.shutdown.clone();
+    let answer = tokio::select! {
+        found = session.wait_for(request.timeout, |snapshot| settled(snapshot, node)) => found,
+        _ = shutdown.wait_for(|stopping| *stopping) => Some(DialogAnswer::Withdrawn),
+    };
+    let answer = match answer {
+        Some(DialogAnswer::Withdrawn) | None => {
+            let expired = answer.is_none();
+            let close = session.read(|snapshot| match node {
+                NodeRef::Batch(index) if snapshot.batches[index].status == BatchStatus::Open => {
+                    Some(EventBody::ClarificationBatchClosed {
+                        batch_id: snapshot.batches[index].spec.id.clone(),
+                        reason: if expired {
+                            BatchCloseReason::Expired
+                        } else {
+                            BatchCloseReason::Withdrawn
+                        },
+                    })
+                }
+                NodeRef::Confirmation(index)
+                    if snapshot.confirmations[index].status == ConfirmationStatus::Pending =>
+                {
+                    Some(EventBody::ConfirmationResolved {
+                        confirmation_id: snapshot.confirmations[index].spec.id.clone(),
+                        outcome: if expired {
+                            ConfirmationOutcome::Expired
+                        } else {
+                            ConfirmationOutcome::Withdrawn
+                        },
+                        comment: None,
+                    })
+                }
+                _ => None,
+            });
+            if let Some(close) = close {
+                append(&session, vec![close]).await?;
+            }
+            session
+                .read(|snapshot| settled(snapshot, node))
+                .unwrap_or(DialogAnswer::Withdrawn)
+        }
+        Some(answer) => answer,
+    };
+    guard.node = None;
+    Ok(Json(answer.to_json()))
+}
+
+async fn session_snapshot(
+    State(state): State<ApiState>,
+    UrlPath(sid): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let session = state.store.get(&sid).map_err(store_error)?;
+    session
+        .read(|snapshot| serde_json::to_value(snapshot))
+        .map(Json)
+        .map_err(|error| ApiError::new(500, "internal", error.to_string()))
+}
+
+/// One open question in `GET /v1/pending`, with the time it was asked for ordering.
+fn pending_entries(session_id: &str, snapshot: &Snapshot) -> Vec<(String, Value)> {
+    let mut entries = Vec::new();
+    for batch in snapshot
+        .batches
+        .iter()
+        .filter(|batch| batch.status == BatchStatus::Open)
+    {
+        let items: Vec<Value> = batch
+            .spec
+            .items
+            .iter()
+            .map(|item| {
+                let options: Vec<Value> = item
+                    .options
+                    .iter()
+                    .map(|option| json!({"id": option.id, "label": option.label}))
+                    .collect();
+                json!({"id": item.id, "prompt": item.prompt, "kind": item.kind, "options": options})
+            })
+            .collect();
+        let entry = json!({"kind": "batch", "session_id": session_id, "id": batch.spec.id, "title": batch.display_title(), "items": items});
+        entries.push((batch.opened_at.clone(), entry));
+    }
+    for confirmation in snapshot
+        .confirmations
+        .iter()
+        .filter(|confirmation| confirmation.status == ConfirmationStatus::Pending)
+    {
+        let spec = &confirmation.spec;
+        let title = spec.title.clone().unwrap_or_else(|| spec.message.clone());
+        let entry = json!({"kind": "confirmation", "session_id": session_id, "id": spec.id, "title": title, "message": spec.message});
+        entries.push((confirmation.opened_at.clone(), entry));
+    }
+    entries
+}
+
+async fn list_pending(
+    State(state): State<ApiState>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    operator(&state, &headers)?;
+    let mut entries: Vec<(String, Value)> = state
+        .store
+        .all()
+        .iter()
+        .flat_map(|(id, session)| session.read(|snapshot| pending_entries(id, snapshot)))
+        .collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(Json(
+        json!({"pending": entries.into_iter().map(|(_, entry)| entry).collect::<Vec<_>>()}),
+    ))
+}
+
+/// What kind of question an id names.
+enum Asked {
+    Batch,
+    Confirmation,
+}
+
+async fn answer_pending(
+    State(state): State<ApiState>,
+    UrlPath(id): UrlPath<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    operator(&state, &headers)?;
+    let body = body_bytes(request).await?;
+    let value: Value = serde_json::from_slice(&body)
+        .map_err(|error| ApiError::new(400, "bad_json", error.to_string()))?;
+    let found: Vec<(Arc<LiveSession>, Asked)> = state
+        .store
+        .all()
+        .into_iter()
+        .filter_map(|(_, session)| {
+            let node = session.read(|snapshot| {
+                snapshot
+                    .batch(&id.as_str().into())
+                    .filter(|batch| batch.status == BatchStatus::Open)
+                    .map(|_| Asked::Batch)
+                    .or_else(|| {
+                        snapshot
+                            .confirmation(&id.as_str().into())
+                            .filter(|confirmation| {
+                                confirmation.status == ConfirmationStatus::Pending
+                            })
+                            .map(|_| Asked::Confirmation)
+                    })
+            })?;
+            Some((session, node))
+        })
+        .collect();
+    let (session, asked) = match found.len() {
+        0 => {
+            return Err(ApiError::new(
+                404,
+                "not_found",
+                format!("nothing waits under the id \"{id}\""),
+            ))
+        }
+        1 => found.into_iter().next().expect("one element"),
+        _ => {
+            return Err(ApiError::new(
+                409,
+                "ambiguous",
+                format!("several sessions wait on \"{id}\""),
+            ))
+        }
+    };
+    let event = match asked {
+        Asked::Batch => {
+            let response: ClarificationResponse = serde_json::from_value(value)
+                .map_err(|error| ApiError::new(400, "invalid", error.to_string()))?;
+            EventBody::ClarificationAnswerSubmitted {
+                batch_id: id.as_str().into(),
+                answers: response.answers,
+                general: response.general,
+            }
+        }
+        Asked::Confirmation => {
+            let outcome = match value.get("outcome").and_then(Value::as_str) {
+                Some("accepted") => ConfirmationOutcome::Accepted,
+                Some("declined") => ConfirmationOutcome::Declined,
+                _ => {
+                    return Err(ApiError::new(
+                        400,
+                        "invalid",
+                        "outcome must be \"accepted\" or \"declined\"",
+                    )
+                    .with_field("outcome"))
+                }
+            };
+            let comment = value
+                .get("comment")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            EventBody::ConfirmationResolved {
+                confirmation_id: id.as_str().into(),
+                outcome,
+                comment,
+            }
+        }
+    };
+    append(&session, vec![event]).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+/// Withdraws dialogs left open by a server that died: their clients are gone.
+pub fn withdraw_orphaned_dialogs(store: &SessionStore) -> Result<usize, StoreError> {
+    let mut withdrawn = 0;
+    for (_, session) in store.all() {
+        let orphans: Vec<EventBody> = session
+            .read(|snapshot| {
+                let in_dialogs =
+                    |thread: &chatsurface_model::ThreadId| thread.as_str() == DIALOG_THREAD;
+                let batches = (0..snapshot.batches.len())
+                    .filter(|&index| in_dialogs(&snapshot.batches[index].spec.thread_id))
+                    .map(NodeRef::Batch);
+                let confirmations = (0..snapshot.confirmations.len())
+                    .filter(|&index| in_dialogs(&snapshot.confirmations[index].spec.thread_id))
+                    .map(NodeRef::Confirmation);
+                batches.chain(confirmations).collect::<Vec<_>>()
+            })
+            .into_iter()
+            .filter_map(|node| withdrawal(&session, node))
+            .collect();
+        withdrawn += orphans.len();
+        if !orphans.is_empty() {
+            session.append_all(orphans)?;
+        }
+    }
+    Ok(withdrawn)
+}
+
+/// Where the API listens.
+#[derive(Clone, Debug)]
+pub struct Listen {
+    /// The unix socket (created with mode 0600).
+    pub socket: PathBuf,
+    /// Loopback TCP, only when asked.
+    pub tcp: Option<std::net::SocketAddr>,
+}
+
+/// Serves until `stop` resolves; then waiting dialogs are withdrawn and the socket removed.
+pub async fn serve(
+    state: ApiState,
+    stop_sender: watch::Sender<bool>,
+    listen: Listen,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(parent) = listen.socket.parent() {
+        std::fs::create_dir_all(parent)?;
+        std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))?;
+    }
+    if listen.socket.exists() {
+        if std::os::unix::net::UnixStream::connect(&listen.socket).is_ok() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AddrInUse,
+                format!("{}: another server is listening", listen.socket.display()),
+            ));
+        }
+        std::fs::remove_file(&listen.socket)?;
+    }
+    let unix = tokio::net::UnixListener::bind(&listen.socket)?;
+    std::fs::set_permissions(&listen.socket, std::fs::Permissions::from_mode(0o600))?;
+    let app = router(state);
+    let stopping = stop_sender.subscribe();
+    let until_stopped = |mut receiver: watch::Receiver<bool>| async move {
+        let _ = receiver.wait_for(|stopping| *stopping).await;
+    };
+    tokio::spawn(async move {
+        stop.await;
+        let _ = stop_sender.send(true);
+    });
+    let unix_server =
+        axum::serve(unix, app.clone()).with_graceful_shutdown(until_stopped(stopping.clone()));
+    let result = match listen.tcp {
+        Some(address) => {
+            let tcp = tokio::net::TcpListener::bind(address).await?;
+            let tcp_server = axum::serve(tcp, app).with_graceful_shutdown(until_stopped(stopping));
+            tokio::try_join!(unix_server.into_future(), tcp_server.into_future()).map(|_| ())
+        }
+        None => unix_server.await,
+    };
+    let _ = std::fs::remove_file(&listen.socket);
+    result
+}

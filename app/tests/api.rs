@@ -1,0 +1,459 @@
+//! The local API end to end: the real `chatsurface serve` on a real unix socket, a real HTTP
+//! client (curl), and `chatsurface ask` as a shell script would run it.
+
+use serde_json::{json, Value};
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A data directory, a socket and a running server, torn down on drop.
+struct Surface {
+    dir: PathBuf,
+    server: Option<Child>,
+}
+
+impl Surface {
+    fn new(name: &str) -> Surface {
+        let dir = std::env::temp_dir().join(format!("cs-api-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut surface = Surface { dir, server: None };
+        surface.start();
+        surface
+    }
+
+    fn socket(&self) -> PathBuf {
+        self.dir.join("run/api.sock")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_chatsurface"));
+        command
+            .args(args)
+            .env("CHATSURFACE_DATA_DIR", self.dir.join("data"))
+            .env("CHATSURFACE_SOCKET", self.socket())
+            .env_remove("CHATSURFACE_TOKEN");
+        command
+    }
+
+    fn start(&mut self) {
+        let server = self
+            .command(&["serve"])
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.server = Some(server);
+        let started = Instant::now();
+        while std::os::unix::net::UnixStream::connect(self.socket()).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the server did not come up"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn kill_server(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+    }
+
+    fn integration(&self, slug: &str, dialogs: bool) -> String {
+        let mut args = vec!["integration", "add", slug];
+        if dialogs {
+            args.push("--dialogs");
+        }
+        let output = self.command(&args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert_eq!(
+            stdout.lines().count(),
+            1,
+            "the token is the only line: {stdout:?}"
+        );
+        stdout.trim().to_owned()
+    }
+
+    fn operator_token(&self) -> String {
+        std::fs::read_to_string(self.dir.join("data/operator.token"))
+            .unwrap()
+            .trim()
+            .to_owned()
+    }
+
+    /// A request with curl: returns (status, JSON body).
+    fn http(
+        &self,
+        method: &str,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&[u8]>,
+    ) -> (u16, Value) {
+        let mut command = Command::new("curl");
+        command
+            .args([
+                "-sS",
+                "--max-time",
+                "30",
+                "-X",
+                method,
+                "-w",
+                "\n%{http_code}",
+                "--unix-socket",
+            ])
+            .arg(self.socket());
+        if let Some(token) = token {
+            command.args(["-H", &format!("Authorization: Bearer {token}")]);
+        }
+        if let Some(body) = body {
+            let file = self.dir.join(format!("body-{}", std::process::id()));
+            std::fs::write(&file, body).unwrap();
+            command
+                .args(["-H", "Content-Type: application/json", "--data-binary"])
+                .arg(format!("@{}", file.display()));
+        }
+        let output = command
+            .arg(format!("http://chatsurface{path}"))
+            .output()
+            .expect("curl runs");
+        let text = String::from_utf8_lossy(&output.stdout).into_owned();
+        let (body, status) = text.rsplit_once('\n').unwrap_or(("", "0"));
+        (
+            status.trim().parse().unwrap_or(0),
+            serde_json::from_str(body).unwrap_or(Value::Null),
+        )
+    }
+
+    fn pending(&self) -> Vec<Value> {
+        let (status, body) = self.http("GET", "/v1/pending", Some(&self.operator_token()), None);
+        assert_eq!(status, 200, "{body}");
+        body["pending"].as_array().cloned().unwrap_or_default()
+    }
+
+    fn wait_pending(&self, count: usize) -> Vec<Value> {
+        let started = Instant::now();
+        loop {
+            let pending = self.pending();
+            if pending.len() == count {
+                return pending;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "expected {count} pending, have {pending:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn ask(&self, token: &str, args: &[&str]) -> Child {
+        let mut full = vec!["ask"];
+        full.extend_from_slice(args);
+        self.command(&full)
+            .env(
+                format!(
+                    "CHATSURFACE_TOKEN_{}",
+                    args[0].to_uppercase().replace('-', "_")
+                ),
+                token,
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    }
+
+    fn log(&self, session: &str) -> String {
+        std::fs::read_to_string(self.dir.join(format!("data/sessions/{session}.jsonl"))).unwrap()
+    }
+}
+
+impl Drop for Surface {
+    fn drop(&mut self) {
+        self.kill_server();
+    }
+}
+
+fn finish(child: Child) -> Output {
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn ask_blocks_until_the_operator_chooses_and_prints_the_option_id() {
+    let surface = Surface::new("choose");
+    let token = surface.integration("deploy", true);
+    let ask = surface.ask(
+        &token,
+        &[
+            "deploy",
+            "Deploy 4.12 to production?",
+            "-o",
+            "yes:Ship it",
+            "-o",
+            "no:Not today",
+        ],
+    );
+    let pending = surface.wait_pending(1);
+    assert_eq!(pending[0]["kind"], "batch");
+    assert_eq!(pending[0]["session_id"], "deploy");
+    assert_eq!(pending[0]["items"][0]["options"][1]["label"], "Not today");
+    let id = pending[0]["id"].as_str().unwrap();
+    let answer = json!({"answers": [{"item_id": "choice", "selected": ["yes"]}]});
+    let (status, body) = surface.http(
+        "POST",
+        &format!("/v1/pending/{id}"),
+        Some(&surface.operator_token()),
+        Some(answer.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{body}");
+    let output = finish(ask);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(stdout(&output), "yes\n");
+    assert!(surface
+        .log("deploy")
+        .contains("\"type\":\"clarification_answer_submitted\""));
+}
+
+#[test]
+fn a_declined_confirmation_exits_1_with_the_comment() {
+    let surface = Surface::new("decline");
+    let token = surface.integration("agent", true);
+    let ask = surface.ask(
+        &token,
+        &[
+            "agent",
+            "Delete branch feature/old?",
+            "--accept",
+            "Delete",
+            "--decline",
+            "Keep",
+            "--comment",
+        ],
+    );
+    let pending = surface.wait_pending(1);
+    assert_eq!(pending[0]["kind"], "confirmation");
+    let id = pending[0]["id"].as_str().unwrap();
+    let answer = json!({"outcome": "declined", "comment": "still in review"});
+    let (status, _) = surface.http(
+        "POST",
+        &format!("/v1/pending/{id}"),
+        Some(&surface.operator_token()),
+        Some(answer.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200);
+    let output = finish(ask);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout(&output), "still in review\n");
+}
+
+#[test]
+fn one_dialog_per_integration_and_tokens_are_checked() {
+    let surface = Surface::new("rules");
+    let token = surface.integration("ci", true);
+    let quiet = surface.integration("quiet", false);
+    let first = surface.ask(&token, &["ci", "First?", "--accept", "Yes"]);
+    surface.wait_pending(1);
+    let second = finish(surface.ask(&token, &["ci", "Second?"]));
+    assert_eq!(second.status.code(), Some(69), "409 dialog_pending");
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/integrations/ci/dialogs",
+        Some(&token),
+        Some(br#"{"message":"Third?"}"#),
+    );
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("dialog_pending"))
+    );
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/integrations/quiet/dialogs",
+        Some(&quiet),
+        Some(br#"{"message":"?"}"#),
+    );
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (403, Some("dialogs_disabled"))
+    );
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/integrations/ci/dialogs",
+        Some("cs_wrong"),
+        Some(br#"{"message":"?"}"#),
+    );
+    assert_eq!(status, 401);
+    let (status, _) = surface.http("GET", "/v1/pending", Some(&token), None);
+    assert_eq!(
+        status, 403,
+        "an integration can never list or answer questions"
+    );
+    let id = surface.pending()[0]["id"].as_str().unwrap().to_owned();
+    let (status, _) = surface.http(
+        "POST",
+        &format!("/v1/pending/{id}"),
+        Some(&token),
+        Some(br#"{"outcome":"accepted"}"#),
+    );
+    assert_eq!(status, 403, "not even its own");
+    let (status, _) = surface.http(
+        "POST",
+        &format!("/v1/pending/{id}"),
+        Some(&surface.operator_token()),
+        Some(br#"{"outcome":"accepted"}"#),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(finish(first).status.code(), Some(0));
+}
+
+#[test]
+fn bad_input_is_a_json_4xx_and_writes_nothing() {
+    let surface = Surface::new("bad");
+    let token = surface.integration("bad", true);
+    let too_long = json!({"message": "x".repeat(601)});
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/integrations/bad/dialogs",
+        Some(&token),
+        Some(too_long.to_string().as_bytes()),
+    );
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["field"], "message");
+    let both = json!({"message": "?", "options": ["a", "b"], "accept": "Yes"});
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/integrations/bad/dialogs",
+        Some(&token),
+        Some(both.to_string().as_bytes()),
+    );
+    assert_eq!(status, 400, "{body}");
+    let huge = vec![b' '; (1 << 20) + 10];
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/integrations/bad/dialogs",
+        Some(&token),
+        Some(&huge),
+    );
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["error"], "too_large");
+    let log = surface.dir.join("data/sessions/bad.jsonl");
+    let written = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        !written.contains("clarification_batch_opened")
+            && !written.contains("confirmation_requested"),
+        "{written}"
+    );
+}
+
+#[test]
+fn a_question_expires_at_its_timeout() {
+    let surface = Surface::new("expire");
+    let token = surface.integration("slow", true);
+    let started = Instant::now();
+    let output = finish(surface.ask(&token, &["slow", "Anyone there?", "--timeout", "5s"]));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(started.elapsed() >= Duration::from_secs(5));
+    assert!(surface.log("slow").contains("\"outcome\":\"expired\""));
+    assert!(surface.pending().is_empty());
+}
+
+#[test]
+fn a_client_that_disconnects_withdraws_its_question() {
+    let surface = Surface::new("disconnect");
+    let token = surface.integration("gone", true);
+    let mut ask = surface.ask(&token, &["gone", "Still there?", "-o", "a", "-o", "b"]);
+    surface.wait_pending(1);
+    ask.kill().unwrap();
+    let _ = ask.wait();
+    surface.wait_pending(0);
+    assert!(surface.log("gone").contains("\"reason\":\"withdrawn\""));
+}
+
+#[test]
+fn after_kill_9_the_acknowledged_answer_is_kept_and_the_orphan_is_withdrawn() {
+    let mut surface = Surface::new("kill9");
+    let token = surface.integration("crash", true);
+    let first = surface.ask(
+        &token,
+        &["crash", "Answered before the crash?", "--accept", "Yes"],
+    );
+    let id = surface.wait_pending(1)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, _) = surface.http(
+        "POST",
+        &format!("/v1/pending/{id}"),
+        Some(&surface.operator_token()),
+        Some(br#"{"outcome":"accepted"}"#),
+    );
+    assert_eq!(status, 200, "acknowledged");
+    assert_eq!(finish(first).status.code(), Some(0));
+    let mut orphan = surface.ask(
+        &token,
+        &[
+            "crash",
+            "Left waiting when the server dies?",
+            "--accept",
+            "Yes",
+        ],
+    );
+    surface.wait_pending(1);
+    surface.kill_server();
+    let output = finish_with_timeout(&mut orphan);
+    assert_eq!(output, Some(2), "the surface closed");
+    surface.start();
+    assert!(surface.pending().is_empty(), "the orphan no longer waits");
+    let log = surface.log("crash");
+    assert!(
+        log.contains("\"outcome\":\"accepted\""),
+        "the acknowledged answer survived"
+    );
+    assert!(
+        log.contains("\"outcome\":\"withdrawn\""),
+        "the orphan shows as withdrawn"
+    );
+}
+
+fn finish_with_timeout(child: &mut Child) -> Option<i32> {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut sink = String::new();
+            if let Some(mut out) = child.stdout.take() {
+                let _ = out.read_to_string(&mut sink);
+            }
+            return status.code();
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_socket_is_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let surface = Surface::new("mode");
+    let mode = std::fs::metadata(surface.socket())
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
