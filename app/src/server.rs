@@ -135,6 +135,13 @@ pub fn router(state: ApiState) -> Router {
     Router::new()
         .route("/v1/integrations/{slug}/dialogs", post(open_dialog))
         .route("/v1/sessions/{sid}/snapshot", get(session_snapshot))
+        .route("/v1/sessions/{sid}/events", get(session_events))
+        .route("/v1/sessions/{sid}/clarifications", post(open_batch))
+        .route("/v1/sessions/{sid}/clarifications/{bid}", get(poll_batch))
+        .route("/v1/sessions/{sid}/messages", post(post_message))
+        .route("/v1/sessions/{sid}/messages/{mid}/chunks", post(post_chunk))
+        .route("/v1/sessions/{sid}/threads", post(open_thread))
+        .route("/v1/sessions/{sid}/decisions", post(record_decision))
         .route("/v1/pending", get(list_pending))
         .route("/v1/pending/{id}", post(answer_pending))
         .fallback(|| async { ApiError::new(404, "not_found", "no such endpoint") })
@@ -282,6 +289,7 @@ async fn open_dialog(
     let answer = tokio::select! {
         found = session.wait_for(request.timeout, |snapshot| settled(snapshot, node)) => found,
         _ = shutdown.wait_for(|stopping| *stopping) => Some(DialogAnswer::Withdrawn),
+        _ = until_removed(&state, &slug) => Some(DialogAnswer::Withdrawn),
     };
     let answer = match answer {
         Some(DialogAnswer::Withdrawn) | None => {
@@ -390,6 +398,22 @@ async fn list_pending(
     Ok(Json(
         json!({"pending": entries.into_iter().map(|(_, entry)| entry).collect::<Vec<_>>()}),
     ))
+}
+
+/// Resolves when the integration `slug` is removed (checked twice a second), so a dialog
+/// waiting for it is withdrawn.
+async fn until_removed(state: &ApiState, slug: &str) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        if let Ok(integrations) = state.tokens.list() {
+            if !integrations
+                .iter()
+                .any(|integration| integration.slug == slug)
+            {
+                return;
+            }
+        }
+    }
 }
 
 /// What kind of question an id names.
@@ -565,4 +589,286 @@ pub async fn serve(
     };
     let _ = std::fs::remove_file(&listen.socket);
     result
+}
+
+/// The thread an agent's event lands in when it names none: a topic titled after the session.
+pub const MAIN_THREAD: &str = "main";
+
+fn json_body(body: &[u8]) -> Result<serde_json::Map<String, Value>, ApiError> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(ApiError::new(
+            400,
+            "bad_json",
+            "the body must be a JSON object",
+        )),
+        Err(error) => Err(ApiError::new(400, "bad_json", error.to_string())),
+    }
+}
+
+fn typed<T: serde::de::DeserializeOwned>(
+    map: serde_json::Map<String, Value>,
+) -> Result<T, ApiError> {
+    serde_json::from_value(Value::Object(map))
+        .map_err(|error| ApiError::new(400, "invalid", error.to_string()))
+}
+
+/// A session for an agent's request (created on first use), and the events that open the
+/// main thread first when the request falls back on it and it is not there yet.
+fn mirror_session(
+    state: &ApiState,
+    sid: &str,
+    thread: &str,
+) -> Result<(Arc<LiveSession>, Vec<EventBody>), ApiError> {
+    let session = state.store.get_or_create(sid, sid).map_err(store_error)?;
+    let mut opening = Vec::new();
+    if thread == MAIN_THREAD
+        && session.read(|snapshot| snapshot.thread(&MAIN_THREAD.into()).is_none())
+    {
+        let spec = ThreadSpec {
+            id: MAIN_THREAD.into(),
+            parent: None,
+            title: sid.to_owned(),
+            kind: ThreadKind::Topic,
+        };
+        opening.push(EventBody::ThreadOpened { thread: spec });
+    }
+    Ok((session, opening))
+}
+
+/// Takes `thread_id` from a body, defaulting to the main thread.
+fn thread_of(map: &mut serde_json::Map<String, Value>) -> String {
+    let thread = map
+        .get("thread_id")
+        .and_then(Value::as_str)
+        .unwrap_or(MAIN_THREAD)
+        .to_owned();
+    map.insert("thread_id".into(), Value::String(thread.clone()));
+    thread
+}
+
+/// A fresh id for a node an agent did not name.
+fn fresh_id(session: &LiveSession, prefix: &str) -> String {
+    session.read(|snapshot| format!("{prefix}-{}", snapshot.last_seq + 1))
+}
+
+async fn post_message(
+    State(state): State<ApiState>,
+    UrlPath(sid): UrlPath<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let mut map = json_body(&body_bytes(request).await?)?;
+    let thread = thread_of(&mut map);
+    let (session, mut events) = mirror_session(&state, &sid, &thread)?;
+    if !map.contains_key("id") {
+        map.insert("id".into(), Value::String(fresh_id(&session, "m")));
+    }
+    let message: chatsurface_model::MessageSpec = typed(map)?;
+    let id = message.id.clone();
+    events.push(EventBody::MessageAppended { message });
+    append(&session, events).await?;
+    Ok(Json(json!({ "id": id })))
+}
+
+async fn post_chunk(
+    State(state): State<ApiState>,
+    UrlPath((sid, mid)): UrlPath<(String, String)>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let map = json_body(&body_bytes(request).await?)?;
+    let text = map
+        .get("text")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::new(400, "invalid", "text: required").with_field("text"))?;
+    let session = state.store.get(&sid).map_err(store_error)?;
+    append(
+        &session,
+        vec![EventBody::MessageChunkAppended {
+            message_id: mid.as_str().into(),
+            text: text.to_owned(),
+        }],
+    )
+    .await?;
+    Ok(Json(json!({ "id": mid })))
+}
+
+async fn open_thread(
+    State(state): State<ApiState>,
+    UrlPath(sid): UrlPath<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let mut map = json_body(&body_bytes(request).await?)?;
+    map.entry("parent").or_insert(Value::Null);
+    let kind = if map["parent"].is_null() {
+        "topic"
+    } else {
+        "branch"
+    };
+    map.entry("kind")
+        .or_insert_with(|| Value::String(kind.to_owned()));
+    let thread: ThreadSpec = typed(map)?;
+    let session = state.store.get_or_create(&sid, &sid).map_err(store_error)?;
+    let id = thread.id.clone();
+    append(&session, vec![EventBody::ThreadOpened { thread }]).await?;
+    Ok(Json(json!({ "id": id })))
+}
+
+async fn record_decision(
+    State(state): State<ApiState>,
+    UrlPath(sid): UrlPath<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let mut map = json_body(&body_bytes(request).await?)?;
+    let thread = thread_of(&mut map);
+    let (session, mut events) = mirror_session(&state, &sid, &thread)?;
+    if !map.contains_key("id") {
+        map.insert("id".into(), Value::String(fresh_id(&session, "d")));
+    }
+    let decision: chatsurface_model::DecisionSpec = typed(map)?;
+    let id = decision.id.clone();
+    events.push(EventBody::DecisionRecorded { decision });
+    append(&session, events).await?;
+    Ok(Json(json!({ "id": id })))
+}
+
+/// Where a batch stands, as the clarification endpoints report it; `None` while open.
+fn batch_outcome(snapshot: &Snapshot, batch_id: &chatsurface_model::BatchId) -> Option<Value> {
+    let batch = snapshot.batch(batch_id)?;
+    match batch.status {
+        BatchStatus::Open => None,
+        BatchStatus::Answered => {
+            Some(json!({"batch_id": batch_id, "status": "answered", "response": batch.response}))
+        }
+        status => Some(json!({"batch_id": batch_id, "status": status.as_str()})),
+    }
+}
+
+/// Waits up to `wait` (forever when `None`) for a batch to settle.
+async fn await_batch(
+    session: &LiveSession,
+    batch_id: chatsurface_model::BatchId,
+    wait: Option<f64>,
+) -> Value {
+    let limit = wait.map_or(std::time::Duration::MAX, |seconds| {
+        std::time::Duration::from_secs_f64(seconds.clamp(0.0, 86_400.0))
+    });
+    let limit = limit.min(std::time::Duration::from_secs(86_400 * 365));
+    session
+        .wait_for(limit, |snapshot| batch_outcome(snapshot, &batch_id))
+        .await
+        .unwrap_or_else(|| json!({"pending": true, "batch_id": batch_id}))
+}
+
+fn wait_seconds(value: Option<&Value>) -> Result<Option<f64>, ApiError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => match value.as_f64() {
+            Some(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Some(seconds)),
+            _ => Err(
+                ApiError::new(400, "invalid", "wait: a number of seconds, 0 or more")
+                    .with_field("wait"),
+            ),
+        },
+    }
+}
+
+async fn open_batch(
+    State(state): State<ApiState>,
+    UrlPath(sid): UrlPath<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let mut map = json_body(&body_bytes(request).await?)?;
+    let wait = wait_seconds(map.remove("wait").as_ref())?;
+    let thread = thread_of(&mut map);
+    let (session, mut events) = mirror_session(&state, &sid, &thread)?;
+    let batch: chatsurface_model::BatchSpec = typed(map)?;
+    let (id, timeout) = (batch.id.clone(), batch.timeout_s);
+    events.push(EventBody::ClarificationBatchOpened { batch });
+    append(&session, events).await?;
+    if let Some(seconds) = timeout {
+        let (session, id) = (session.clone(), id.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_secs_f64(
+                seconds.clamp(0.0, 86_400.0),
+            ))
+            .await;
+            let still_open = session.read(|snapshot| batch_outcome(snapshot, &id).is_none());
+            if still_open {
+                let close = EventBody::ClarificationBatchClosed {
+                    batch_id: id,
+                    reason: BatchCloseReason::Expired,
+                };
+                let _ = tokio::task::spawn_blocking(move || session.append(close)).await;
+            }
+        });
+    }
+    Ok(Json(await_batch(&session, id, wait).await))
+}
+
+async fn poll_batch(
+    State(state): State<ApiState>,
+    UrlPath((sid, bid)): UrlPath<(String, String)>,
+    axum::extract::Query(query): axum::extract::Query<std::collections::HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let wait = match query.get("wait") {
+        None => Some(0.0),
+        Some(text) => Some(
+            text.parse::<f64>()
+                .ok()
+                .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+                .ok_or_else(|| {
+                    ApiError::new(400, "invalid", "wait: a number of seconds, 0 or more")
+                        .with_field("wait")
+                })?,
+        ),
+    };
+    let session = state.store.get(&sid).map_err(store_error)?;
+    let id: chatsurface_model::BatchId = bid.as_str().into();
+    if session.read(|snapshot| snapshot.batch(&id).is_none()) {
+        return Err(ApiError::new(
+            404,
+            "not_found",
+            format!("session \"{sid}\" has no batch \"{bid}\""),
+        ));
+    }
+    Ok(Json(await_batch(&session, id, wait).await))
+}
+
+async fn session_events(
+    State(state): State<ApiState>,
+    UrlPath(sid): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+    caller(&state, &headers)?;
+    let session = state.store.get(&sid).map_err(store_error)?;
+    let receiver = session.subscribe();
+    let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
+        let sse = match receiver.recv().await {
+            Ok(event) => SseEvent::default()
+                .event("event")
+                .id(event.seq.to_string())
+                .data(event.to_line()),
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                SseEvent::default().event("lagged").data(missed.to_string())
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+        };
+        Some((Ok::<_, std::convert::Infallible>(sse), receiver))
+    });
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
 }

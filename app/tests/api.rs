@@ -457,3 +457,178 @@ fn the_socket_is_private() {
         .mode();
     assert_eq!(mode & 0o777, 0o600);
 }
+
+#[test]
+fn an_agent_mirrors_its_session_and_reads_it_back() {
+    let surface = Surface::new("mirror");
+    let token = surface.integration("codex", false);
+    let post = |path: &str, body: Value| {
+        surface.http(
+            "POST",
+            path,
+            Some(&token),
+            Some(body.to_string().as_bytes()),
+        )
+    };
+    let (status, body) = post(
+        "/v1/sessions/work/messages",
+        json!({"role": "agent", "text": "Starting"}),
+    );
+    assert_eq!(status, 200, "{body}");
+    let message = body["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        post(
+            &format!("/v1/sessions/work/messages/{message}/chunks"),
+            json!({"text": " now"})
+        )
+        .0,
+        200
+    );
+    assert_eq!(
+        post(
+            "/v1/sessions/work/threads",
+            json!({"id": "side", "parent": "main", "title": "Side quest"})
+        )
+        .0,
+        200
+    );
+    assert_eq!(
+        post(
+            "/v1/sessions/work/decisions",
+            json!({"thread_id": "side", "text": "Use JSONL"})
+        )
+        .0,
+        200
+    );
+    let (status, body) = post(
+        "/v1/sessions/work/messages",
+        json!({"thread_id": "nowhere", "role": "agent", "text": "x"}),
+    );
+    assert_eq!(status, 400, "{body}");
+    let (status, snapshot) = surface.http("GET", "/v1/sessions/work/snapshot", Some(&token), None);
+    assert_eq!(status, 200);
+    assert_eq!(snapshot["messages"][0]["text"], "Starting now");
+    assert_eq!(snapshot["threads"][1]["kind"], "branch");
+    assert_eq!(snapshot["decisions"][0]["text"], "Use JSONL");
+    assert_eq!(
+        snapshot["messages"].as_array().unwrap().len(),
+        1,
+        "the refused message was not written"
+    );
+}
+
+#[test]
+fn a_batch_with_wait_returns_pending_and_is_answered_later() {
+    let surface = Surface::new("batch");
+    let token = surface.integration("claude", false);
+    let batch = json!({
+        "id": "b1", "title": "Storage", "wait": 0.2,
+        "items": [
+            {"id": "format", "prompt": "Format?", "kind": "choice", "options": [{"id": "jsonl", "label": "JSONL"}, {"id": "sqlite", "label": "SQLite"}], "recommended": "jsonl"},
+            {"id": "why", "prompt": "Why?", "kind": "multiline"}
+        ]
+    });
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/sessions/plan/clarifications",
+        Some(&token),
+        Some(batch.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({"pending": true, "batch_id": "b1"}));
+    let pending = surface.wait_pending(1);
+    assert_eq!(pending[0]["items"][0]["options"][0]["id"], "jsonl");
+    let answer = json!({"answers": [{"item_id": "format", "selected": ["jsonl"]}, {"item_id": "why", "text": "append-only"}]});
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/pending/b1",
+        Some(&surface.operator_token()),
+        Some(answer.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200);
+    let (status, body) = surface.http(
+        "GET",
+        "/v1/sessions/plan/clarifications/b1?wait=5",
+        Some(&token),
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["status"], "answered");
+    assert_eq!(body["response"]["answers"][1]["text"], "append-only");
+    let bad = json!({"answers": [{"item_id": "format", "selected": ["mongo"]}]});
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/pending/b1",
+        Some(&surface.operator_token()),
+        Some(bad.to_string().as_bytes()),
+    );
+    assert_eq!(status, 404, "nothing waits under b1 any more");
+}
+
+#[test]
+fn removing_an_integration_withdraws_its_waiting_question() {
+    let surface = Surface::new("remove");
+    let token = surface.integration("temp", true);
+    let ask = surface.ask(&token, &["temp", "Keep going?", "--accept", "Yes"]);
+    surface.wait_pending(1);
+    let removed = surface
+        .command(&["integration", "remove", "temp"])
+        .output()
+        .unwrap();
+    assert!(removed.status.success());
+    let output = finish(ask);
+    assert_eq!(output.status.code(), Some(2), "withdrawn");
+    assert!(surface.log("temp").contains("\"outcome\":\"withdrawn\""));
+}
+
+#[test]
+fn events_stream_as_server_sent_events() {
+    let surface = Surface::new("sse");
+    let token = surface.integration("watcher", false);
+    let post = json!({"role": "agent", "text": "first"});
+    assert_eq!(
+        surface
+            .http(
+                "POST",
+                "/v1/sessions/live/messages",
+                Some(&token),
+                Some(post.to_string().as_bytes())
+            )
+            .0,
+        200
+    );
+    let stream = Command::new("curl")
+        .args(["-sN", "--max-time", "3", "--unix-socket"])
+        .arg(surface.socket())
+        .args([
+            "-H",
+            &format!("Authorization: Bearer {token}"),
+            "http://chatsurface/v1/sessions/live/events",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let post = json!({"role": "agent", "text": "streamed"});
+    assert_eq!(
+        surface
+            .http(
+                "POST",
+                "/v1/sessions/live/messages",
+                Some(&token),
+                Some(post.to_string().as_bytes())
+            )
+            .0,
+        200
+    );
+    let output = stream.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("event: event") && text.contains("\"text\":\"streamed\""),
+        "{text}"
+    );
+    assert!(
+        !text.contains("\"text\":\"first\""),
+        "only events after subscribing are streamed"
+    );
+}
