@@ -46,6 +46,16 @@ pub enum Command {
     /// withdrawn or the surface closed; 64 bad usage, 65 rejected input, 69 no surface or a
     /// question already waiting, 77 bad token.
     Ask(crate::ask::AskArgs),
+    /// Serve the MCP tools on stdio (for Claude Code, Codex or any MCP client), talking to the
+    /// running surface.
+    ///
+    /// The token comes from CHATSURFACE_TOKEN (an integration token); the operator token, for
+    /// answering as the human, from CHATSURFACE_OPERATOR_TOKEN.
+    Mcp {
+        /// The session the tools write to (default: $CHATSURFACE_SESSION, else "mcp").
+        #[arg(long, value_name = "SID")]
+        session: Option<String>,
+    },
 }
 
 /// `chatsurface integration …`.

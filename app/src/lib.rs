@@ -10,6 +10,7 @@ pub mod commands;
 pub mod dialog;
 pub mod error;
 pub mod generate;
+pub mod mcp;
 pub mod paths;
 pub mod server;
 pub mod store;

@@ -94,6 +94,24 @@ async fn append(session: &Arc<LiveSession>, bodies: Vec<EventBody>) -> Result<()
         .map_err(store_error)
 }
 
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> ApiError {
+        store_error(error)
+    }
+}
+
+/// Builds events from the snapshot and appends them under the session's lock, on a blocking
+/// thread; returns what was written.
+async fn append_built(
+    session: &Arc<LiveSession>,
+    build: impl FnOnce(&Snapshot) -> Result<Vec<EventBody>, ApiError> + Send + 'static,
+) -> Result<Vec<chatsurface_model::Event>, ApiError> {
+    let session = session.clone();
+    tokio::task::spawn_blocking(move || session.append_with(build))
+        .await
+        .map_err(|error| ApiError::new(500, "internal", error.to_string()))?
+}
+
 fn caller(state: &ApiState, headers: &HeaderMap) -> Result<Caller, ApiError> {
     let token = headers
         .get(header::AUTHORIZATION)
@@ -271,10 +289,6 @@ async fn open_dialog(
         };
         events.push(EventBody::ThreadOpened { thread });
     }
-    let node = session.read(|snapshot| match &request.question {
-        DialogQuestion::Choice(_) => NodeRef::Batch(snapshot.batches.len()),
-        DialogQuestion::Confirmation(_) => NodeRef::Confirmation(snapshot.confirmations.len()),
-    });
     events.push(match request.question {
         DialogQuestion::Choice(batch) => EventBody::ClarificationBatchOpened { batch },
         DialogQuestion::Confirmation(confirmation) => {
@@ -282,6 +296,29 @@ async fn open_dialog(
         }
     });
     append(&session, events).await?;
+    // Found by id after the append: another writer to this session cannot shift it.
+    let node = session
+        .read(|snapshot| {
+            let batch = snapshot
+                .batches
+                .iter()
+                .position(|batch| batch.spec.id.as_str() == id)
+                .map(NodeRef::Batch);
+            batch.or_else(|| {
+                let confirmations = &snapshot.confirmations;
+                confirmations
+                    .iter()
+                    .position(|asked| asked.spec.id.as_str() == id)
+                    .map(NodeRef::Confirmation)
+            })
+        })
+        .ok_or_else(|| {
+            ApiError::new(
+                500,
+                "internal",
+                format!("the question \"{id}\" was written but cannot be found"),
+            )
+        })?;
     guard.session = Some(session.clone());
     guard.node = Some(node);
 
@@ -613,27 +650,55 @@ fn typed<T: serde::de::DeserializeOwned>(
         .map_err(|error| ApiError::new(400, "invalid", error.to_string()))
 }
 
-/// A session for an agent's request (created on first use), and the events that open the
-/// main thread first when the request falls back on it and it is not there yet.
-fn mirror_session(
-    state: &ApiState,
-    sid: &str,
-    thread: &str,
-) -> Result<(Arc<LiveSession>, Vec<EventBody>), ApiError> {
-    let session = state.store.get_or_create(sid, sid).map_err(store_error)?;
-    let mut opening = Vec::new();
-    if thread == MAIN_THREAD
-        && session.read(|snapshot| snapshot.thread(&MAIN_THREAD.into()).is_none())
-    {
+/// The event that opens a session's main thread, when an event falls back on it and it is
+/// not open yet.
+fn main_thread_opening(snapshot: &Snapshot, sid: &str, thread: &str) -> Option<EventBody> {
+    (thread == MAIN_THREAD && snapshot.thread(&MAIN_THREAD.into()).is_none()).then(|| {
         let spec = ThreadSpec {
             id: MAIN_THREAD.into(),
             parent: None,
             title: sid.to_owned(),
             kind: ThreadKind::Topic,
         };
-        opening.push(EventBody::ThreadOpened { thread: spec });
-    }
-    Ok((session, opening))
+        EventBody::ThreadOpened { thread: spec }
+    })
+}
+
+/// Appends an agent's node to session `sid` (created on first use): opens the main thread
+/// first when needed, names the node `prefix-<seq>` when the agent gave no id, and returns the
+/// node's id.
+async fn append_node(
+    state: &ApiState,
+    sid: &str,
+    mut map: serde_json::Map<String, Value>,
+    prefix: &'static str,
+    event: fn(serde_json::Map<String, Value>) -> Result<EventBody, ApiError>,
+) -> Result<Json<Value>, ApiError> {
+    let thread = thread_of(&mut map);
+    let session = state.store.get_or_create(sid, sid).map_err(store_error)?;
+    let sid = sid.to_owned();
+    let id = Arc::new(Mutex::new(String::new()));
+    let chosen = id.clone();
+    append_built(&session, move |snapshot| {
+        let mut events: Vec<EventBody> = main_thread_opening(snapshot, &sid, &thread)
+            .into_iter()
+            .collect();
+        let fresh = format!("{prefix}-{}", snapshot.last_seq + 1 + events.len() as u64);
+        let named = map
+            .entry("id")
+            .or_insert(Value::String(fresh))
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if let Ok(mut chosen) = chosen.lock() {
+            *chosen = named;
+        }
+        events.push(event(map)?);
+        Ok(events)
+    })
+    .await?;
+    let id = id.lock().map(|id| id.clone()).unwrap_or_default();
+    Ok(Json(json!({ "id": id })))
 }
 
 /// Takes `thread_id` from a body, defaulting to the main thread.
@@ -647,11 +712,6 @@ fn thread_of(map: &mut serde_json::Map<String, Value>) -> String {
     thread
 }
 
-/// A fresh id for a node an agent did not name.
-fn fresh_id(session: &LiveSession, prefix: &str) -> String {
-    session.read(|snapshot| format!("{prefix}-{}", snapshot.last_seq + 1))
-}
-
 async fn post_message(
     State(state): State<ApiState>,
     UrlPath(sid): UrlPath<String>,
@@ -659,17 +719,13 @@ async fn post_message(
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
     caller(&state, &headers)?;
-    let mut map = json_body(&body_bytes(request).await?)?;
-    let thread = thread_of(&mut map);
-    let (session, mut events) = mirror_session(&state, &sid, &thread)?;
-    if !map.contains_key("id") {
-        map.insert("id".into(), Value::String(fresh_id(&session, "m")));
-    }
-    let message: chatsurface_model::MessageSpec = typed(map)?;
-    let id = message.id.clone();
-    events.push(EventBody::MessageAppended { message });
-    append(&session, events).await?;
-    Ok(Json(json!({ "id": id })))
+    let map = json_body(&body_bytes(request).await?)?;
+    append_node(&state, &sid, map, "m", |map| {
+        Ok(EventBody::MessageAppended {
+            message: typed(map)?,
+        })
+    })
+    .await
 }
 
 async fn post_chunk(
@@ -726,17 +782,13 @@ async fn record_decision(
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
     caller(&state, &headers)?;
-    let mut map = json_body(&body_bytes(request).await?)?;
-    let thread = thread_of(&mut map);
-    let (session, mut events) = mirror_session(&state, &sid, &thread)?;
-    if !map.contains_key("id") {
-        map.insert("id".into(), Value::String(fresh_id(&session, "d")));
-    }
-    let decision: chatsurface_model::DecisionSpec = typed(map)?;
-    let id = decision.id.clone();
-    events.push(EventBody::DecisionRecorded { decision });
-    append(&session, events).await?;
-    Ok(Json(json!({ "id": id })))
+    let map = json_body(&body_bytes(request).await?)?;
+    append_node(&state, &sid, map, "d", |map| {
+        Ok(EventBody::DecisionRecorded {
+            decision: typed(map)?,
+        })
+    })
+    .await
 }
 
 /// Where a batch stands, as the clarification endpoints report it; `None` while open.
@@ -790,11 +842,18 @@ async fn open_batch(
     let mut map = json_body(&body_bytes(request).await?)?;
     let wait = wait_seconds(map.remove("wait").as_ref())?;
     let thread = thread_of(&mut map);
-    let (session, mut events) = mirror_session(&state, &sid, &thread)?;
     let batch: chatsurface_model::BatchSpec = typed(map)?;
     let (id, timeout) = (batch.id.clone(), batch.timeout_s);
-    events.push(EventBody::ClarificationBatchOpened { batch });
-    append(&session, events).await?;
+    let session = state.store.get_or_create(&sid, &sid).map_err(store_error)?;
+    let opened_in = sid.clone();
+    append_built(&session, move |snapshot| {
+        let mut events: Vec<EventBody> = main_thread_opening(snapshot, &opened_in, &thread)
+            .into_iter()
+            .collect();
+        events.push(EventBody::ClarificationBatchOpened { batch });
+        Ok(events)
+    })
+    .await?;
     if let Some(seconds) = timeout {
         let (session, id) = (session.clone(), id.clone());
         tokio::spawn(async move {

@@ -78,7 +78,21 @@ impl LiveSession {
     /// Folds, writes and fsyncs events, then tells subscribers. Blocking (fsync): call it from
     /// a blocking task in async code.
     pub fn append_all(&self, bodies: Vec<EventBody>) -> Result<Vec<Event>, StoreError> {
-        let written = self.lock().append_all(bodies)?;
+        self.append_with(|_| Ok::<_, StoreError>(bodies))
+    }
+
+    /// Builds events from the snapshot and appends them under one lock, so what `build` reads
+    /// (the next free id, whether a thread is open yet) cannot change before they are written.
+    pub fn append_with<E: From<StoreError>>(
+        &self,
+        build: impl FnOnce(&Snapshot) -> Result<Vec<EventBody>, E>,
+    ) -> Result<Vec<Event>, E> {
+        let mut writer = self.lock();
+        let bodies = build(writer.snapshot())?;
+        let written = writer
+            .append_all(bodies)
+            .map_err(|error| E::from(StoreError::from(error)))?;
+        drop(writer);
         for event in &written {
             // No subscriber is not an error: nobody is waiting.
             let _ = self.events.send(event.clone());

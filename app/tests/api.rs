@@ -113,7 +113,9 @@ impl Surface {
             command.args(["-H", &format!("Authorization: Bearer {token}")]);
         }
         if let Some(body) = body {
-            let file = self.dir.join(format!("body-{}", std::process::id()));
+            static BODIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let number = BODIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let file = self.dir.join(format!("body-{number}"));
             std::fs::write(&file, body).unwrap();
             command
                 .args(["-H", "Content-Type: application/json", "--data-binary"])
@@ -631,4 +633,33 @@ fn events_stream_as_server_sent_events() {
         !text.contains("\"text\":\"first\""),
         "only events after subscribing are streamed"
     );
+}
+
+#[test]
+fn concurrent_agents_get_distinct_ids_and_one_main_thread() {
+    let surface = Surface::new("concurrent");
+    let token = surface.integration("swarm", false);
+    let surface = std::sync::Arc::new(surface);
+    let posts: Vec<_> = (0..12)
+        .map(|index| {
+            let (surface, token) = (surface.clone(), token.clone());
+            std::thread::spawn(move || {
+                let body = json!({"role": "agent", "text": format!("worker {index}")});
+                let (status, body) = surface.http(
+                    "POST",
+                    "/v1/sessions/fresh/messages",
+                    Some(&token),
+                    Some(body.to_string().as_bytes()),
+                );
+                assert_eq!(status, 200, "{body}");
+                status
+            })
+        })
+        .collect();
+    for post in posts {
+        assert_eq!(post.join().unwrap(), 200);
+    }
+    let (_, snapshot) = surface.http("GET", "/v1/sessions/fresh/snapshot", Some(&token), None);
+    assert_eq!(snapshot["messages"].as_array().unwrap().len(), 12);
+    assert_eq!(snapshot["threads"].as_array().unwrap().len(), 1);
 }

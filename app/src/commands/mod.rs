@@ -3,6 +3,7 @@
 mod bench;
 mod gen;
 mod integration;
+mod mcp;
 mod render;
 mod serve;
 mod snapshot;
@@ -21,6 +22,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Bench(args) => bench::run(&args),
         Command::Serve { listen } => serve::run(listen),
         Command::Integration { action } => integration::run(action),
+        Command::Mcp { session } => mcp::run(session),
         Command::Ask(args) => Err(AppError::Usage(format!(
             "ask {}: handled by main, which owns its exit codes",
             args.slug

@@ -1,0 +1,22 @@
+//! `chatsurface mcp`: reads the configuration from the flags and the environment and runs the
+//! MCP server on stdio until the client goes away. The tools themselves live in
+//! [`crate::mcp`]; this module must not print to stdout, which belongs to the protocol.
+
+use crate::error::AppError;
+use crate::mcp::{serve_stdio, McpConfig};
+
+/// Runs the MCP server on stdin/stdout for `session` (or the environment's session).
+pub fn run(session: Option<String>) -> Result<(), AppError> {
+    let config = McpConfig::from_env(session, |name| std::env::var(name).ok());
+    if config.token.is_none() {
+        eprintln!(
+            "warning: CHATSURFACE_TOKEN is not set; the tools will refuse until it is \
+             (`chatsurface integration add SLUG` prints a token)"
+        );
+    }
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|error| AppError::CannotCreate(format!("cannot start the runtime: {error}")))?;
+    runtime
+        .block_on(serve_stdio(config))
+        .map_err(AppError::BadInput)
+}
