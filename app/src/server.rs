@@ -590,7 +590,8 @@ pub async fn serve(
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    if let Some(parent) = listen.socket.parent() {
+    // A directory made here is private; one that exists already (say /tmp) is left as it is.
+    if let Some(parent) = listen.socket.parent().filter(|parent| !parent.exists()) {
         std::fs::create_dir_all(parent)?;
         std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))?;
     }

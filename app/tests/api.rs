@@ -663,3 +663,29 @@ fn concurrent_agents_get_distinct_ids_and_one_main_thread() {
     assert_eq!(snapshot["messages"].as_array().unwrap().len(), 12);
     assert_eq!(snapshot["threads"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn an_existing_socket_directory_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("cs-api-{}-shared-dir", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let socket = dir.join("api.sock");
+    let mut server = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+        .arg("serve")
+        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
+        .env("CHATSURFACE_SOCKET", &socket)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(20), "the server did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(mode, 0o755, "a directory the server did not create is not chmod-ed");
+}
