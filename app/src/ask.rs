@@ -339,7 +339,7 @@ fn connect_error(socket: &Path, error: &io::Error) -> AskError {
     match error.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
             AskError::Unavailable(format!(
-                "no chatsurface is listening at {socket} (start the app or `chatsurface serve`, \
+                "no chatsurface is listening at {socket} (start `chatsurface serve`, \
                  or set CHATSURFACE_SOCKET)"
             ))
         }

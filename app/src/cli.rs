@@ -44,7 +44,8 @@ pub enum Command {
     ///
     /// Exit codes: 0 answered (chosen ids or the text on stdout), 1 declined, 2 expired,
     /// withdrawn or the surface closed; 64 bad usage, 65 rejected input, 69 no surface or a
-    /// question already waiting, 77 bad token.
+    /// question already waiting, 74 stdout closed, 76 an answer that cannot be read, 77 bad
+    /// token.
     Ask(crate::ask::AskArgs),
     /// Serve the MCP tools on stdio (for Claude Code, Codex or any MCP client), talking to the
     /// running surface.

@@ -293,7 +293,7 @@ impl ChatSurfaceMcp {
         name = "open_chat_clarification_batch",
         description = "Open a clarification batch (several questions at once, in the session \
                        log's shape: text, multiline, choice or yes_no items) and return at once \
-                       with {\"batch_id\"}; the human answers in the chatsurface window. Fetch \
+                       with {\"batch_id\"}; the human answers in chatsurface. Fetch \
                        the answer later with get_pending_answer (callId = batch_id)."
     )]
     async fn open_chat_clarification_batch(

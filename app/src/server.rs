@@ -163,6 +163,13 @@ pub fn router(state: ApiState) -> Router {
         .route("/v1/pending", get(list_pending))
         .route("/v1/pending/{id}", post(answer_pending))
         .fallback(|| async { ApiError::new(404, "not_found", "no such endpoint") })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                405,
+                "method_not_allowed",
+                "this endpoint does not take that method",
+            )
+        })
         .with_state(state)
 }
 
@@ -271,31 +278,45 @@ async fn open_dialog(
         .store
         .get_or_create(&slug, &slug)
         .map_err(store_error)?;
-    let (id, has_thread) = session.read(|snapshot| {
-        let asked = snapshot.batches.len() + snapshot.confirmations.len();
-        (
-            format!("{slug}-{}", asked + 1),
-            snapshot.thread(&DIALOG_THREAD.into()).is_some(),
-        )
-    });
-    let request = parse_dialog(&slug, &body, &id, DIALOG_THREAD)?;
-    let mut events = Vec::new();
-    if !has_thread {
-        let thread = ThreadSpec {
-            id: DIALOG_THREAD.into(),
-            parent: None,
-            title: slug.clone(),
-            kind: ThreadKind::Topic,
-        };
-        events.push(EventBody::ThreadOpened { thread });
-    }
-    events.push(match request.question {
-        DialogQuestion::Choice(batch) => EventBody::ClarificationBatchOpened { batch },
-        DialogQuestion::Confirmation(confirmation) => {
-            EventBody::ConfirmationRequested { confirmation }
+    // The id, the thread and the question are chosen and written under the session's lock.
+    let chosen = Arc::new(Mutex::new(None::<(String, std::time::Duration)>));
+    let chosen_in = chosen.clone();
+    let asking = slug.clone();
+    append_built(&session, move |snapshot| {
+        let id = format!(
+            "{asking}-{}",
+            snapshot.batches.len() + snapshot.confirmations.len() + 1
+        );
+        let request = parse_dialog(&asking, &body, &id, DIALOG_THREAD)?;
+        let mut events = Vec::new();
+        if snapshot.thread(&DIALOG_THREAD.into()).is_none() {
+            let thread = ThreadSpec {
+                id: DIALOG_THREAD.into(),
+                parent: None,
+                title: asking.clone(),
+                kind: ThreadKind::Topic,
+            };
+            events.push(EventBody::ThreadOpened { thread });
         }
-    });
-    append(&session, events).await?;
+        events.push(match request.question {
+            DialogQuestion::Choice(batch) => EventBody::ClarificationBatchOpened { batch },
+            DialogQuestion::Confirmation(confirmation) => {
+                EventBody::ConfirmationRequested { confirmation }
+            }
+        });
+        if let Ok(mut chosen) = chosen_in.lock() {
+            *chosen = Some((id, request.timeout));
+        }
+        Ok(events)
+    })
+    .await?;
+    let (id, timeout) = chosen
+        .lock()
+        .ok()
+        .and_then(|chosen| chosen.clone())
+        .ok_or_else(|| {
+            ApiError::new(500, "internal", "the question was written but not recorded")
+        })?;
     // Found by id after the append: another writer to this session cannot shift it.
     let node = session
         .read(|snapshot| {
@@ -324,7 +345,7 @@ async fn open_dialog(
 
     let mut shutdown = state.shutdown.clone();
     let answer = tokio::select! {
-        found = session.wait_for(request.timeout, |snapshot| settled(snapshot, node)) => found,
+        found = session.wait_for(timeout, |snapshot| settled(snapshot, node)) => found,
         _ = shutdown.wait_for(|stopping| *stopping) => Some(DialogAnswer::Withdrawn),
         _ = until_removed(&state, &slug) => Some(DialogAnswer::Withdrawn),
     };

@@ -56,14 +56,17 @@ pub fn validate_session_id(id: &str) -> Result<(), StoreError> {
 pub struct LiveSession {
     writer: Mutex<LogWriter>,
     events: broadcast::Sender<Event>,
+    /// Written as `session_started` ahead of the first events, if the log has none yet.
+    start: Session,
 }
 
 impl LiveSession {
-    fn new(writer: LogWriter) -> LiveSession {
+    fn new(writer: LogWriter, start: Session) -> LiveSession {
         let (events, _) = broadcast::channel(BROADCAST_CAPACITY);
         LiveSession {
             writer: Mutex::new(writer),
             events,
+            start,
         }
     }
 
@@ -88,7 +91,17 @@ impl LiveSession {
         build: impl FnOnce(&Snapshot) -> Result<Vec<EventBody>, E>,
     ) -> Result<Vec<Event>, E> {
         let mut writer = self.lock();
-        let bodies = build(writer.snapshot())?;
+        let mut bodies = build(writer.snapshot())?;
+        // A new session's log starts with the session, but only once there is something to
+        // write: a refused first request leaves no trace.
+        if !bodies.is_empty() && writer.snapshot().session.is_none() {
+            bodies.insert(
+                0,
+                EventBody::SessionStarted {
+                    session: self.start.clone(),
+                },
+            );
+        }
         let written = writer
             .append_all(bodies)
             .map_err(|error| E::from(StoreError::from(error)))?;
@@ -172,7 +185,15 @@ impl SessionStore {
                 .is_some_and(|extension| extension == "jsonl")
                 && validate_session_id(&id).is_ok()
             {
-                sessions.insert(id, Arc::new(LiveSession::new(LogWriter::open(&path)?)));
+                let start = Session {
+                    id: id.as_str().into(),
+                    title: id.clone(),
+                    agent: None,
+                };
+                sessions.insert(
+                    id,
+                    Arc::new(LiveSession::new(LogWriter::open(&path)?, start)),
+                );
             }
         }
         Ok(SessionStore {
@@ -201,22 +222,20 @@ impl SessionStore {
             .ok_or_else(|| StoreError::NoSession(id.to_owned()))
     }
 
-    /// A session by id, created (with its `session_started` event) when missing.
+    /// A session by id, created when missing; its `session_started` event is written with its
+    /// first events.
     pub fn get_or_create(&self, id: &str, title: &str) -> Result<Arc<LiveSession>, StoreError> {
         validate_session_id(id)?;
         let mut sessions = self.lock();
         if let Some(session) = sessions.get(id) {
             return Ok(session.clone());
         }
-        let session = Arc::new(LiveSession::new(LogWriter::open(&self.path_of(id))?));
-        if session.read(|snapshot| snapshot.session.is_none()) {
-            let started = Session {
-                id: id.into(),
-                title: title.to_owned(),
-                agent: None,
-            };
-            session.append(EventBody::SessionStarted { session: started })?;
-        }
+        let start = Session {
+            id: id.into(),
+            title: title.to_owned(),
+            agent: None,
+        };
+        let session = Arc::new(LiveSession::new(LogWriter::open(&self.path_of(id))?, start));
         sessions.insert(id.to_owned(), session.clone());
         Ok(session)
     }
@@ -316,8 +335,8 @@ mod tests {
         assert!(events.try_recv().is_err());
         assert_eq!(
             store.reread("s").unwrap().last_seq,
-            1,
-            "only session_started is on disk"
+            0,
+            "not even session_started is on disk"
         );
     }
 

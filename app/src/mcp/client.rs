@@ -149,7 +149,7 @@ fn connect_error(socket: &Path, error: &io::Error) -> ApiError {
     match error.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
             ApiError::Unreachable(format!(
-                "no chatsurface is listening at {socket} (start the app or `chatsurface serve`, \
+                "no chatsurface is listening at {socket} (start `chatsurface serve`, \
                  or set CHATSURFACE_SOCKET)"
             ))
         }
