@@ -8,16 +8,13 @@
 //! and it must not touch the store or the server.
 
 use crate::dialog::DialogAnswer;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{header, Method, Request, StatusCode};
-use hyper_util::rt::TokioIo;
+use crate::socket_http::{exchange, ExchangeError};
+use hyper::{Method, StatusCode};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
-use tokio::net::UnixStream;
 
 /// Arguments of `chatsurface ask`.
 #[derive(Debug, clap::Args)]
@@ -297,39 +294,25 @@ fn ask(args: &AskArgs, env: impl Fn(&str) -> Option<String>) -> Result<DialogAns
     runtime.block_on(post_dialog(&socket, slug, &token, body.to_string()))
 }
 
-/// One HTTP/1.1 exchange over the socket: the request, then the whole answer.
+/// Posts the dialog over the socket and reads the answer it is held open for.
 async fn post_dialog(
     socket: &Path,
     slug: &str,
     token: &str,
     body: String,
 ) -> Result<DialogAnswer, AskError> {
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri(format!("/v1/integrations/{slug}/dialogs"))
-        .header(header::HOST, "chatsurface")
-        .header(header::AUTHORIZATION, format!("Bearer {token}"))
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(body)))
-        .map_err(|error| AskError::Usage(format!("cannot build the request: {error}")))?;
-    let stream = UnixStream::connect(socket)
+    let path = format!("/v1/integrations/{slug}/dialogs");
+    let (status, bytes) = exchange(socket, Method::POST, &path, token, Some(body))
         .await
-        .map_err(|error| connect_error(socket, &error))?;
-    let closed = |error: hyper::Error| {
-        AskError::Closed(format!("the surface closed the connection: {error}"))
-    };
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(closed)?;
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.map_err(closed)?;
-    let status = response.status();
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .map_err(closed)?
-        .to_bytes();
+        .map_err(|error| match error {
+            ExchangeError::Request(error) => {
+                AskError::Usage(format!("cannot build the request: {error}"))
+            }
+            ExchangeError::Connect(error) => connect_error(socket, &error),
+            ExchangeError::Closed(error) => {
+                AskError::Closed(format!("the surface closed the connection: {error}"))
+            }
+        })?;
     answer_of_response(slug, status, &bytes)
 }
 
@@ -401,9 +384,13 @@ fn answer_of_response(
 mod tests {
     use super::*;
     use clap::Parser;
+    use http_body_util::{BodyExt, Full};
+    use hyper::body::Bytes;
     use hyper::server::conn::http1;
     use hyper::service::service_fn;
     use hyper::Response;
+    use hyper::{header, Request};
+    use hyper_util::rt::TokioIo;
     use std::convert::Infallible;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::mpsc;

@@ -13,4 +13,5 @@ pub mod generate;
 pub mod mcp;
 pub mod paths;
 pub mod server;
+pub mod socket_http;
 pub mod store;

@@ -5,15 +5,12 @@
 //! on. It knows nothing of tools or of what the JSON means, and it must not touch the store
 //! or the server.
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{header, Method, Request};
-use hyper_util::rt::TokioIo;
+use crate::socket_http::{exchange, ExchangeError};
+use hyper::Method;
 use serde_json::Value;
 use std::fmt;
 use std::io;
 use std::path::Path;
-use tokio::net::UnixStream;
 
 /// Why a request to the surface gave no JSON answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,36 +66,17 @@ pub async fn call(
     token: &str,
     body: Option<&Value>,
 ) -> Result<Value, ApiError> {
-    let builder = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(header::HOST, "chatsurface")
-        .header(header::AUTHORIZATION, format!("Bearer {token}"));
-    let request = match body {
-        Some(body) => builder
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Full::new(Bytes::from(body.to_string()))),
-        None => builder.body(Full::new(Bytes::new())),
-    }
-    .map_err(|error| ApiError::Protocol(format!("cannot build the request: {error}")))?;
-    let stream = UnixStream::connect(socket)
+    let (status, bytes) = exchange(socket, method, path, token, body.map(Value::to_string))
         .await
-        .map_err(|error| connect_error(socket, &error))?;
-    let broken = |error: hyper::Error| {
-        ApiError::Unreachable(format!("the surface closed the connection: {error}"))
-    };
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(broken)?;
-    tokio::spawn(connection);
-    let response = sender.send_request(request).await.map_err(broken)?;
-    let status = response.status();
-    let bytes = response
-        .into_body()
-        .collect()
-        .await
-        .map_err(broken)?
-        .to_bytes();
+        .map_err(|error| match error {
+            ExchangeError::Request(error) => {
+                ApiError::Protocol(format!("cannot build the request: {error}"))
+            }
+            ExchangeError::Connect(error) => connect_error(socket, &error),
+            ExchangeError::Closed(error) => {
+                ApiError::Unreachable(format!("the surface closed the connection: {error}"))
+            }
+        })?;
     reply(status.as_u16(), &bytes)
 }
 
