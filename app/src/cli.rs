@@ -9,14 +9,16 @@ use std::process::ExitCode;
 #[derive(Debug, Parser)]
 #[command(name = "chatsurface", version, about)]
 pub struct Cli {
-    /// What to do.
+    /// What to do (nothing: open the window on the most recent session).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open a session log in a window, follow it live and answer its questions.
+    Open(OpenArgs),
     /// Render a session log to a PNG: the frame the window shows.
     Render(RenderArgs),
     /// Print a session log's folded snapshot as JSON.
@@ -150,6 +152,47 @@ pub struct RenderArgs {
     /// Use only the embedded fonts (the same pixels on every machine).
     #[arg(long)]
     pub bundled_fonts_only: bool,
+}
+
+/// Arguments of `chatsurface open`.
+#[derive(Debug, clap::Args, Default)]
+pub struct OpenArgs {
+    /// The session's event log (default: the most recent session in the store, or the demo).
+    pub log: Option<PathBuf>,
+    /// The look (default dark; cockpit with --mfd).
+    #[arg(long, value_enum)]
+    pub theme: Option<ThemeArg>,
+    /// The spacing (default comfortable; compact with --mfd).
+    #[arg(long, value_enum)]
+    pub density: Option<DensityArg>,
+    /// A narrow, high-contrast panel for a second monitor (an MFD).
+    #[arg(long)]
+    pub mfd: bool,
+    /// The window's size in logical pixels, WIDTHxHEIGHT (default 1280x800; 600x1000 with --mfd).
+    #[arg(long, value_parser = parse_size)]
+    pub size: Option<(u32, u32)>,
+    /// Benchmark: scroll this many frames, then time 100 key presses in an answer field,
+    /// write statistics to --stats and exit.
+    #[arg(long, value_name = "FRAMES", requires = "stats")]
+    pub bench_frames: Option<usize>,
+    /// Where --bench-frames writes its statistics (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+}
+
+fn parse_size(text: &str) -> Result<(u32, u32), String> {
+    let (width, height) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("\"{text}\" is not WIDTHxHEIGHT"))?;
+    let side = |value: &str| {
+        value
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|side| (240..=16384).contains(side))
+            .ok_or_else(|| format!("\"{value}\" is not a side between 240 and 16384"))
+    };
+    Ok((side(width)?, side(height)?))
 }
 
 /// Arguments of `chatsurface gen`.

@@ -1,7 +1,7 @@
 //! The app's errors: one line each, with the exit code a script can branch on.
 //!
 //! Codes follow sysexits(3): 64 bad usage, 65 bad input data, 66 missing input, 73 cannot
-//! create the output.
+//! create the output, 69 a service (a display, a GPU) is unavailable.
 
 use std::fmt;
 
@@ -16,6 +16,8 @@ pub enum AppError {
     NoInput(String),
     /// The output cannot be written.
     CannotCreate(String),
+    /// Something the command needs is not there: a display, a GPU.
+    Unavailable(String),
 }
 
 impl AppError {
@@ -26,6 +28,7 @@ impl AppError {
             AppError::BadInput(_) => 65,
             AppError::NoInput(_) => 66,
             AppError::CannotCreate(_) => 73,
+            AppError::Unavailable(_) => 69,
         }
     }
 }
@@ -35,7 +38,8 @@ impl fmt::Display for AppError {
         let (AppError::Usage(message)
         | AppError::BadInput(message)
         | AppError::NoInput(message)
-        | AppError::CannotCreate(message)) = self;
+        | AppError::CannotCreate(message)
+        | AppError::Unavailable(message)) = self;
         f.write_str(message)
     }
 }

@@ -15,3 +15,4 @@ pub mod paths;
 pub mod server;
 pub mod socket_http;
 pub mod store;
+pub mod window;

@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(error) => return chatsurface::cli::report_usage_error(error),
     };
-    if let chatsurface::cli::Command::Ask(args) = &cli.command {
+    if let Some(chatsurface::cli::Command::Ask(args)) = &cli.command {
         return ExitCode::from(chatsurface::ask::run(args));
     }
     match chatsurface::commands::run(cli) {

@@ -6,6 +6,7 @@
 //! [`Intent`] the later stages can trust: ids become indices, sizes are in range, the style is
 //! chosen. This stage must not look at message text or measure anything.
 
+use crate::answering::AnswerView;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, ScaleFactor};
 use chatsurface_model::{NodeRef, Snapshot, ThreadId};
@@ -70,6 +71,8 @@ pub struct IntentRequest {
     pub theme: Theme,
     /// The spacing.
     pub density: Density,
+    /// The open question being answered, drawn from the operator's working answer.
+    pub answering: Option<AnswerView>,
 }
 
 /// A request that cannot be honoured: which field, and why.
@@ -104,6 +107,8 @@ pub struct Intent {
     pub expanded: BTreeSet<NodeRef>,
     /// Colours and sizes.
     pub style: Style,
+    /// The open question being answered.
+    pub answering: Option<AnswerView>,
 }
 
 impl Intent {
@@ -160,6 +165,27 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
             reason: format!("the session has no thread \"{id}\""),
         })?),
     };
+    if let Some(view) = &request.answering {
+        let open = match view.node {
+            NodeRef::Batch(index) => snapshot
+                .batches
+                .get(index)
+                .is_some_and(|batch| batch.status == chatsurface_model::BatchStatus::Open),
+            NodeRef::Confirmation(index) => snapshot
+                .confirmations
+                .get(index)
+                .is_some_and(|confirmation| {
+                    confirmation.status == chatsurface_model::ConfirmationStatus::Pending
+                }),
+            _ => false,
+        };
+        if !open {
+            return Err(IntentError {
+                field: "answering",
+                reason: "only an open batch or confirmation can be answered".to_owned(),
+            });
+        }
+    }
     let mut breadcrumb = Vec::new();
     let mut current = focus;
     while let Some(thread) = current {
@@ -174,6 +200,7 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         scroll: request.scroll,
         expanded: request.expanded.clone(),
         style: Style::new(request.theme, request.density),
+        answering: request.answering.clone(),
     })
 }
 

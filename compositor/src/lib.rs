@@ -10,6 +10,7 @@
 //! The stages talk only through their types, so each can be tested alone. The compositor never
 //! writes to the snapshot: the overview and the transcript are two projections of one history.
 
+pub mod answering;
 pub mod declutter;
 pub mod intent;
 pub mod layout;
@@ -43,6 +44,8 @@ pub struct FrameInfo {
     pub blocks_below: usize,
     /// The header's words about what awaits the human.
     pub awaiting: String,
+    /// The oldest transcript block (where Home goes).
+    pub first_block: Option<chatsurface_model::NodeRef>,
 }
 
 /// Runs Intent → Declutter → Layout → Render, keeping the caches that make later frames cheap.
@@ -75,6 +78,7 @@ impl ChatSurfaceCompositor {
             at_bottom: frame.at_bottom,
             blocks_below: frame.blocks_below,
             awaiting: view.header.awaiting(),
+            first_block: view.transcript.first().map(|block| block.node),
         };
         Ok((frame, info))
     }
@@ -85,7 +89,8 @@ impl ChatSurfaceCompositor {
         snapshot: &Snapshot,
         request: &IntentRequest,
     ) -> Result<(&tiny_skia::Pixmap, FrameInfo), IntentError> {
-        let (frame, info) = self.layout(snapshot, request)?;
+        let (mut frame, info) = self.layout(snapshot, request)?;
+        frame.paint_cards_into_scene();
         self.rasterizer.paint(
             &frame.scene,
             request.viewport.scale,
@@ -104,6 +109,31 @@ impl ChatSurfaceCompositor {
         let intent = resolve_intent(snapshot, request)?;
         let view = declutter(snapshot, &intent, layout::overview_capacity(&intent));
         Ok(self.layout.scroll(snapshot, &view, &intent, delta))
+    }
+
+    /// Paints one transcript card alone, on a transparent background, for a backend that keeps
+    /// each card as a layer of its own.
+    pub fn paint_card(
+        &mut self,
+        card: &layout::CardLayout,
+        width: Pixels,
+        scale: units::ScaleFactor,
+    ) -> tiny_skia::Pixmap {
+        let mut scene = scene::Scene::new(width, card.height, theme::Color::TRANSPARENT);
+        let bounds = scene.bounds();
+        card.paint(&mut scene, units::Point::default(), bounds);
+        self.paint_scene(&scene, scale)
+    }
+
+    /// Paints a display list into a new pixmap of its own size.
+    pub fn paint_scene(
+        &mut self,
+        scene: &scene::Scene,
+        scale: units::ScaleFactor,
+    ) -> tiny_skia::Pixmap {
+        let mut rasterizer = TinySkiaRasterizer::default();
+        rasterizer.paint(scene, scale, self.layout.text_system());
+        rasterizer.into_pixmap()
     }
 
     /// Transcript cards held in the layout cache.

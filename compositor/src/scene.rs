@@ -111,4 +111,64 @@ impl Scene {
             self.texts.push(run);
         }
     }
+
+    /// Moves the overlay layer's primitives into a scene of their own (transparent
+    /// underneath), for a backend that composites overlays above separately painted cards.
+    pub fn split_overlay(&mut self) -> Scene {
+        let mut overlay = Scene::new(self.size.0, self.size.1, Color::TRANSPARENT);
+        let (over, under): (Vec<_>, Vec<_>) = self
+            .quads
+            .drain(..)
+            .partition(|quad| quad.layer == Layer::Overlay);
+        self.quads = under;
+        overlay.quads = over;
+        let (over, under): (Vec<_>, Vec<_>) = self
+            .texts
+            .drain(..)
+            .partition(|run| run.layer == Layer::Overlay);
+        self.texts = under;
+        overlay.texts = over;
+        overlay
+    }
+
+    /// Whether the scene paints nothing over its background.
+    pub fn is_empty(&self) -> bool {
+        self.quads.is_empty() && self.texts.is_empty()
+    }
+
+    /// A hash of everything the scene paints. Shaped text is identified by its `Arc`, which
+    /// layout's caches keep stable while the text is unchanged, so equal fingerprints on
+    /// consecutive frames mean equal pixels and the painted layer can be kept.
+    pub fn fingerprint(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        let rect = |rect: &Rect, hasher: &mut std::collections::hash_map::DefaultHasher| {
+            for value in [rect.x, rect.y, rect.width, rect.height] {
+                value.0.to_bits().hash(hasher);
+            }
+        };
+        self.size.0 .0.to_bits().hash(&mut hasher);
+        self.size.1 .0.to_bits().hash(&mut hasher);
+        self.background.hash(&mut hasher);
+        for quad in &self.quads {
+            rect(&quad.bounds, &mut hasher);
+            rect(&quad.clip, &mut hasher);
+            quad.fill.hash(&mut hasher);
+            if let Some((color, width)) = quad.border {
+                color.hash(&mut hasher);
+                width.0.to_bits().hash(&mut hasher);
+            }
+            quad.corner_radius.0.to_bits().hash(&mut hasher);
+            quad.layer.hash(&mut hasher);
+        }
+        for run in &self.texts {
+            run.origin.x.0.to_bits().hash(&mut hasher);
+            run.origin.y.0.to_bits().hash(&mut hasher);
+            rect(&run.clip, &mut hasher);
+            (Arc::as_ptr(&run.text) as usize).hash(&mut hasher);
+            run.color.hash(&mut hasher);
+            run.layer.hash(&mut hasher);
+        }
+        hasher.finish()
+    }
 }

@@ -22,6 +22,14 @@ pub struct Color {
 }
 
 impl Color {
+    /// Nothing: a layer's background where the layers under it must show through.
+    pub const TRANSPARENT: Color = Color {
+        r: 0,
+        g: 0,
+        b: 0,
+        a: 0,
+    };
+
     /// An opaque colour from `0xRRGGBB`.
     pub const fn hex(rgb: u32) -> Color {
         Color {

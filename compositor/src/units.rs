@@ -146,6 +146,14 @@ impl Rect {
     pub fn contains(&self, point: Point) -> bool {
         point.x >= self.x && point.x < self.right() && point.y >= self.y && point.y < self.bottom()
     }
+
+    /// Whether the point (`x`, `y`) lies inside.
+    pub fn contains_xy(&self, x: f32, y: f32) -> bool {
+        self.contains(Point {
+            x: Pixels(x),
+            y: Pixels(y),
+        })
+    }
 }
 
 #[cfg(test)]

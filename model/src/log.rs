@@ -11,7 +11,7 @@ use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
@@ -238,6 +238,48 @@ impl LogWriter {
         &self.path
     }
 
+    /// Folds the whole lines that another writer appended since this writer last wrote or
+    /// looked, and returns how many events they held. A line still being written (no newline
+    /// yet) is left for the next look. Call it before appending when another process may
+    /// write to the same log, so this writer's sequence numbers follow theirs.
+    pub fn catch_up(&mut self) -> Result<usize, LogError> {
+        let mut bytes = Vec::new();
+        let read = File::open(&self.path).and_then(|mut file| {
+            file.seek(SeekFrom::Start(self.len))?;
+            file.read_to_end(&mut bytes)
+        });
+        read.map_err(|io| self.error(format!("cannot read the log: {}", io_reason(&io))))?;
+        let mut folded = 0;
+        let mut offset = 0usize;
+        while let Some(end) = memchr::memchr(b'\n', &bytes[offset..]) {
+            let raw = &bytes[offset..offset + end];
+            let at = self.len + offset as u64;
+            let parsed = std::str::from_utf8(raw)
+                .map_err(|_| "not valid UTF-8".to_owned())
+                .and_then(|line| {
+                    if line.trim().is_empty() {
+                        Ok(None)
+                    } else {
+                        parse_line(line).map(Some)
+                    }
+                })
+                .map_err(|message| self.error(format!("the line at byte {at}: {message}")))?;
+            match parsed {
+                None => {}
+                Some(ParsedLine::Unknown { seq }) => self.snapshot.skip_unknown(seq),
+                Some(ParsedLine::Known(event)) => {
+                    self.snapshot
+                        .apply(*event)
+                        .map_err(|fold| self.error(format!("the line at byte {at}: {fold}")))?;
+                    folded += 1;
+                }
+            }
+            offset += end + 1;
+        }
+        self.len += offset as u64;
+        Ok(folded)
+    }
+
     /// Folds, writes and fsyncs one event; returns it as written.
     pub fn append(&mut self, body: EventBody) -> Result<Event, LogError> {
         let mut written = self.append_all([body])?;
@@ -408,6 +450,27 @@ mod tests {
         let reread = read_log(&path).unwrap();
         assert!(reread.warnings.is_empty());
         assert_eq!(reread.snapshot.messages[0].spec.id.as_str(), "m9");
+    }
+
+    #[test]
+    fn catch_up_folds_lines_another_writer_appended_and_waits_for_a_partial_one() {
+        let path = temp_log("catch-up");
+        std::fs::write(&path, HEAD).unwrap();
+        let mut window = LogWriter::open(&path).unwrap();
+        window.append(message("m1")).unwrap();
+        let mut agent = LogWriter::open(&path).unwrap();
+        agent.append(message("m2")).unwrap();
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        let partial = message_line(5, "m3");
+        file.write_all(&partial.as_bytes()[..10]).unwrap();
+        assert_eq!(window.catch_up().unwrap(), 1);
+        assert_eq!(window.snapshot().messages.len(), 2);
+        file.write_all(&partial.as_bytes()[10..]).unwrap();
+        file.write_all(b"\n").unwrap();
+        assert_eq!(window.catch_up().unwrap(), 1);
+        let written = window.append(message("m4")).unwrap();
+        assert_eq!(written.seq, 6, "the window's next event follows the agent's");
+        assert_eq!(read_log(&path).unwrap().snapshot.messages.len(), 4);
     }
 
     #[test]

@@ -4,6 +4,7 @@ mod bench;
 mod gen;
 mod integration;
 mod mcp;
+mod open;
 mod render;
 mod serve;
 mod snapshot;
@@ -15,7 +16,11 @@ use std::path::Path;
 
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<(), AppError> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return open::run(&crate::cli::OpenArgs::default());
+    };
+    match command {
+        Command::Open(args) => open::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Snapshot { log } => snapshot::run(&log),
         Command::Gen(args) => gen::run(&args),
@@ -41,7 +46,7 @@ fn load(path: &Path) -> Result<LoadedLog, AppError> {
 
 /// Writes a file so that it is either whole or absent: a temporary file beside it, fsynced,
 /// then renamed over the target.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
     use std::io::Write;
     let fail = |what: &str, error: std::io::Error| {
         AppError::CannotCreate(format!("{}: cannot {what}: {error}", path.display()))

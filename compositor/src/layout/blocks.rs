@@ -7,6 +7,7 @@
 //! This module chooses words, colours and structure; it does not place cards on screen.
 
 use super::card::{column_style, CardBuilder, CardLayout, Decoration, TextLook};
+use crate::answering::{AnswerField, AnswerView, CardHit, FieldCaret};
 use crate::declutter::{kind_label, Presentation, TranscriptBlock};
 use crate::markdown::{parse_markdown, InlineSpan, MarkdownBlock};
 use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
@@ -65,9 +66,78 @@ fn one_line(text: &str) -> String {
 struct Painter<'a> {
     style: &'a Style,
     builder: CardBuilder,
+    /// The operator's working answer, when this block is the question being answered.
+    answering: Option<&'a AnswerView>,
 }
 
-impl Painter<'_> {
+/// A field's text with the caret, the selection and any input-method composition drawn in.
+///
+/// The caret is a thin bar glyph at the caret's place in the text and the selection is drawn
+/// in the accent colour, so both follow the text's own shaping and wrapping.
+fn field_spans(value: &str, caret: &FieldCaret, style: &Style) -> Spans {
+    let palette = style.palette;
+    let at = |offset: usize| {
+        let mut offset = offset.min(value.len());
+        while !value.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        offset
+    };
+    let clean = |text: &str| sanitize_untrusted(text, EXPANDED_CHARS).text;
+    let caret_at = at(caret.caret);
+    let (start, end) = caret
+        .selection
+        .map_or((caret_at, caret_at), |(start, end)| (at(start), at(end)));
+    let mut spans: Spans = Vec::new();
+    let selected = SpanStyle {
+        color: Some(palette.background),
+        strong: true,
+        ..SpanStyle::default()
+    };
+    let mark = (
+        "▏".to_owned(),
+        SpanStyle {
+            color: Some(palette.accent),
+            strong: true,
+            ..SpanStyle::default()
+        },
+    );
+    if start < end {
+        spans.push((clean(&value[..start]), SpanStyle::default()));
+        if caret_at <= start {
+            spans.push(mark.clone());
+        }
+        spans.push((
+            format!("[{}]", clean(&value[start..end])),
+            SpanStyle {
+                color: Some(palette.accent),
+                ..selected
+            },
+        ));
+        if caret_at > start {
+            spans.push(mark);
+        }
+        spans.push((clean(&value[end..]), SpanStyle::default()));
+    } else {
+        spans.push((clean(&value[..caret_at]), SpanStyle::default()));
+        if let Some(preedit) = caret.preedit.as_deref().filter(|text| !text.is_empty()) {
+            spans.push((
+                clean(preedit),
+                SpanStyle {
+                    emphasis: true,
+                    color: Some(palette.question),
+                    ..SpanStyle::default()
+                },
+            ));
+        }
+        spans.push(mark);
+        spans.push((clean(&value[caret_at..]), SpanStyle::default()));
+    }
+    spans.retain(|(text, _)| !text.is_empty());
+    spans
+}
+
+impl<'a> Painter<'a> {
     fn body(&self) -> TextLook {
         let metrics = self.style.metrics;
         TextLook {
@@ -124,15 +194,26 @@ impl Painter<'_> {
         )
     }
 
-    /// An input field: a box with the answer so far, or a placeholder.
-    fn field(&mut self, value: Option<&str>, placeholder: &str, lines: usize) -> NodeId {
+    /// An input field: a box with the answer so far, or a placeholder; with a caret while it
+    /// is being typed into.
+    fn field(
+        &mut self,
+        value: Option<&str>,
+        placeholder: &str,
+        lines: usize,
+        caret: Option<&FieldCaret>,
+    ) -> NodeId {
         let palette = self.style.palette;
-        let content = match value.filter(|value| !value.is_empty()) {
-            Some(value) => self.text(
+        let content = match (caret, value.filter(|value| !value.is_empty())) {
+            (Some(caret), value) => {
+                let spans = field_spans(value.unwrap_or(""), caret, self.style);
+                self.text(spans, self.body())
+            }
+            (None, Some(value)) => self.text(
                 plain(sanitize_untrusted(value, EXPANDED_CHARS).text),
                 self.body(),
             ),
-            None => self.text(
+            (None, None) => self.text(
                 vec![(
                     placeholder.to_owned(),
                     SpanStyle {
@@ -148,15 +229,29 @@ impl Painter<'_> {
         };
         let mut style = column_style(Pixels::ZERO, Pixels(6.0));
         style.min_size.height = length(self.style.metrics.line_height.0 * lines as f32 + 12.0);
+        let border = if caret.is_some() {
+            (palette.accent, Pixels(2.0))
+        } else {
+            (palette.border, Pixels(1.0))
+        };
         self.builder.boxed(
             style,
             Decoration {
                 fill: Some(palette.field),
-                border: Some((palette.border, Pixels(1.0))),
+                border: Some(border),
                 radius: Pixels(4.0),
             },
             &[content],
         )
+    }
+
+    /// The caret for `field`, when it is the field being typed into.
+    fn caret_for(&self, field: AnswerField) -> Option<&'a FieldCaret> {
+        let view = self.answering?;
+        if view.focus != Some(field) {
+            return None;
+        }
+        view.editing.as_ref()
     }
 
     fn thread_label(&mut self, snapshot: &Snapshot, block: &TranscriptBlock) -> Option<NodeId> {
@@ -173,12 +268,14 @@ pub fn build_block(
     snapshot: &Snapshot,
     block: &TranscriptBlock,
     style: &Style,
+    answering: Option<&AnswerView>,
     width: Pixels,
     text: &mut TextSystem,
 ) -> CardLayout {
     let mut painter = Painter {
         style,
         builder: CardBuilder::new(),
+        answering: answering.filter(|view| view.node == block.node),
     };
     let root = match block.node {
         NodeRef::Message(index) => {
@@ -409,7 +506,10 @@ fn batch_card(
     let style = *painter.style;
     let palette = style.palette;
     let open = batch.status == BatchStatus::Open;
-    let shown = if open {
+    let answering = painter.answering;
+    let shown = if let Some(view) = answering {
+        Some(&view.draft)
+    } else if open {
         batch.draft.as_ref()
     } else {
         batch.response.as_ref()
@@ -448,7 +548,9 @@ fn batch_card(
     let mut children = vec![top];
     for (number, item) in batch.spec.items.iter().enumerate() {
         let answer = shown.and_then(|response| response.answer(&item.id));
-        children.push(item_block(painter, number + 1, item, answer));
+        let item_box = item_block(painter, number, item, answer);
+        painter.builder.tag(item_box, CardHit::Item(number));
+        children.push(item_box);
     }
     if batch.spec.general_field {
         let label = painter.label(
@@ -457,7 +559,11 @@ fn batch_card(
         );
         let general =
             shown.and_then(|response: &ClarificationResponse| response.general.as_deref());
-        let field = painter.field(general, "Anything else the agent should know…", 2);
+        let caret = painter.caret_for(AnswerField::General);
+        let field = painter.field(general, "Anything else the agent should know…", 2, caret);
+        painter
+            .builder
+            .tag(field, CardHit::Field(AnswerField::General));
         children.push(painter.builder.column(Pixels(4.0), &[label, field]));
     }
     if open {
@@ -465,7 +571,9 @@ fn batch_card(
             "o next question · Tab next item · 1–9 pick · y / n · s skip · Ctrl+Enter submit";
         children.push(painter.label(plain(hint), painter.single(painter.small(palette.muted))));
     }
-    let border = if open {
+    let border = if answering.is_some() {
+        (palette.accent, style.metrics.attention_border)
+    } else if open {
         (palette.question, style.metrics.attention_border)
     } else {
         (palette.border, Pixels(1.0))
@@ -475,12 +583,17 @@ fn batch_card(
 
 fn item_block(
     painter: &mut Painter,
-    number: usize,
+    index: usize,
     item: &ClarificationItem,
     answer: Option<&chatsurface_model::ItemAnswer>,
 ) -> NodeId {
     let style = *painter.style;
     let palette = style.palette;
+    let number = index + 1;
+    let focused = painter
+        .answering
+        .is_some_and(|view| view.focus == Some(AnswerField::Item(index)));
+    let caret = painter.caret_for(AnswerField::Item(index));
     let mut head = Vec::new();
     let header = item.header.as_deref().map_or_else(
         || format!("Q{number}"),
@@ -516,7 +629,7 @@ fn item_block(
     };
     match item.kind {
         AnswerKind::Choice => {
-            for (index, option) in item.options.iter().enumerate() {
+            for (option_index, option) in item.options.iter().enumerate() {
                 let chosen = selected(option.id.as_str());
                 let mark = match (item.multiple, chosen) {
                     (true, true) => "☑",
@@ -525,7 +638,7 @@ fn item_block(
                     (false, false) => "○",
                 };
                 let key = painter.label(
-                    plain(format!("{} {mark}", index + 1)),
+                    plain(format!("{} {mark}", option_index + 1)),
                     TextLook {
                         color: if chosen {
                             palette.accent
@@ -586,7 +699,7 @@ fn item_block(
                 };
                 row_style.min_size.width = length(0.0);
                 let fill = chosen.then_some(palette.focus_fill);
-                children.push(painter.builder.boxed(
+                let row = painter.builder.boxed(
                     row_style,
                     Decoration {
                         fill,
@@ -594,11 +707,23 @@ fn item_block(
                         radius: Pixels(4.0),
                     },
                     &[key, text_column],
-                ));
+                );
+                painter.builder.tag(
+                    row,
+                    CardHit::Choice {
+                        item: index,
+                        option: option_index,
+                    },
+                );
+                children.push(row);
             }
             if item.custom {
                 let text = answer.and_then(|answer| answer.text.as_deref());
-                children.push(painter.field(text, "Other: type your own answer…", 1));
+                let field = painter.field(text, "Other: type your own answer…", 1, caret);
+                painter
+                    .builder
+                    .tag(field, CardHit::Field(AnswerField::Item(index)));
+                children.push(field);
             }
         }
         AnswerKind::YesNo => {
@@ -622,7 +747,7 @@ fn item_block(
                 } else {
                     palette.field
                 };
-                pills.push(painter.builder.boxed(
+                let pill = painter.builder.boxed(
                     pill,
                     Decoration {
                         fill: Some(fill),
@@ -630,7 +755,15 @@ fn item_block(
                         radius: Pixels(12.0),
                     },
                     &[label],
-                ));
+                );
+                painter.builder.tag(
+                    pill,
+                    CardHit::YesNo {
+                        item: index,
+                        yes: id == "yes",
+                    },
+                );
+                pills.push(pill);
             }
             let row = painter.builder.wrapping_row(Pixels(10.0), &pills);
             children.push(row);
@@ -642,14 +775,23 @@ fn item_block(
                 1
             };
             let text = answer.and_then(|answer| answer.text.as_deref());
-            children.push(painter.field(text, "Type an answer…", lines));
+            let field = painter.field(text, "Type an answer…", lines, caret);
+            painter
+                .builder
+                .tag(field, CardHit::Field(AnswerField::Item(index)));
+            children.push(field);
         }
     }
+    let border = if focused {
+        (palette.accent, Pixels(2.0))
+    } else {
+        (palette.border, Pixels(1.0))
+    };
     painter.builder.boxed(
         column_style(Pixels(6.0), Pixels(10.0)),
         Decoration {
             fill: Some(palette.panel),
-            border: Some((palette.border, Pixels(1.0))),
+            border: Some(border),
             radius: Pixels(4.0),
         },
         &children,
@@ -807,7 +949,16 @@ fn confirmation_card(
         children.push(painter.text(words, painter.small(palette.text)));
     }
     if spec.comment {
-        children.push(painter.field(None, "Comment (optional): type to add one", 1));
+        let comment = painter
+            .answering
+            .map(|view| view.comment.as_str())
+            .filter(|comment| !comment.is_empty());
+        let caret = painter.caret_for(AnswerField::Comment);
+        let field = painter.field(comment, "Comment (optional): type to add one", 1, caret);
+        painter
+            .builder
+            .tag(field, CardHit::Field(AnswerField::Comment));
+        children.push(field);
     }
     let mut buttons = Vec::new();
     for (keys, words, primary) in [
@@ -847,7 +998,7 @@ fn confirmation_card(
         } else {
             palette.field
         };
-        buttons.push(painter.builder.boxed(
+        let button = painter.builder.boxed(
             button,
             Decoration {
                 fill: Some(fill),
@@ -855,14 +1006,28 @@ fn confirmation_card(
                 radius: Pixels(5.0),
             },
             &[label],
-        ));
+        );
+        painter.builder.tag(
+            button,
+            if primary {
+                CardHit::Accept
+            } else {
+                CardHit::Decline
+            },
+        );
+        buttons.push(button);
     }
     children.push(painter.builder.wrapping_row(Pixels(12.0), &buttons));
+    let emphasis = if painter.answering.is_some() {
+        2.5
+    } else {
+        1.5
+    };
     painter.card(
         palette.danger_fill,
         Some((
             palette.danger,
-            Pixels(style.metrics.attention_border.0 * 1.5),
+            Pixels(style.metrics.attention_border.0 * emphasis),
         )),
         &children,
     )

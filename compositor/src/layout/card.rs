@@ -7,6 +7,7 @@
 //! card's top-left corner, which the transcript caches and places. This module knows nothing
 //! about what a card means.
 
+use crate::answering::CardHit;
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{ShapedText, SpanStyle, TextLayoutParams, TextSystem};
 use crate::theme::Color;
@@ -50,6 +51,8 @@ pub struct CardLayout {
     pub quads: Vec<Quad>,
     /// Its text.
     pub texts: Vec<TextRun>,
+    /// The parts the pointer can hit, innermost last.
+    pub hits: Vec<(Rect, CardHit)>,
 }
 
 impl CardLayout {
@@ -81,6 +84,7 @@ impl CardLayout {
 /// Builds one card's tree.
 pub struct CardBuilder {
     tree: TaffyTree<NodeKind>,
+    tags: Vec<(NodeId, CardHit)>,
 }
 
 /// Text size and colour for a leaf.
@@ -109,6 +113,7 @@ impl CardBuilder {
     pub fn new() -> CardBuilder {
         CardBuilder {
             tree: TaffyTree::new(),
+            tags: Vec::new(),
         }
     }
 
@@ -171,6 +176,11 @@ impl CardBuilder {
             .set_node_context(node, Some(NodeKind::Box(decoration)))
             .expect("the node was just created");
         node
+    }
+
+    /// Marks a node as a part the pointer can hit.
+    pub fn tag(&mut self, node: NodeId, hit: CardHit) {
+        self.tags.push((node, hit));
     }
 
     /// Replaces a node's box style (for a column that must also grow inside a row).
@@ -273,6 +283,9 @@ impl CardBuilder {
             width: Pixels(placed.size.width),
             height: Pixels(placed.size.height),
         };
+        if let Some((_, hit)) = self.tags.iter().find(|(tagged, _)| *tagged == node) {
+            out.hits.push((bounds, *hit));
+        }
         match self.tree.get_node_context_mut(node) {
             Some(NodeKind::Box(decoration))
                 if decoration.fill.is_some() || decoration.border.is_some() =>

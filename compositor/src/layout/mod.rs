@@ -18,12 +18,14 @@ mod transcript;
 pub use card::CardLayout;
 pub use transcript::{PlacedTranscript, OVERSCAN};
 
+use crate::answering::CardHit;
 use crate::declutter::DeclutteredView;
 use crate::intent::{Intent, ScrollAnchor};
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{FontSet, SpanStyle, TextSystem};
 use crate::units::{Pixels, Point, Rect};
 use chatsurface_model::{NodeRef, Snapshot};
+use std::sync::Arc;
 use lines::LineCache;
 use taffy::prelude::*;
 use transcript::{ListInput, TranscriptLayout};
@@ -38,6 +40,25 @@ pub enum HitTarget {
     Block(NodeRef),
     /// A thread row of the overview.
     OverviewThread(usize),
+    /// A part of an open question's card: an item, an option, a field, a button.
+    Answer {
+        /// The batch or confirmation.
+        node: NodeRef,
+        /// The part.
+        hit: CardHit,
+    },
+}
+
+/// A transcript card placed in the frame. Cards are kept apart from the scene, so a GPU
+/// backend can hold each one as a layer of its own and move it when the transcript scrolls.
+#[derive(Clone, Debug)]
+pub struct CardPlacement {
+    /// The node it shows.
+    pub node: NodeRef,
+    /// Its top-left corner in the frame.
+    pub origin: Point,
+    /// Its layout, shared with the layout cache: the same `Arc` means the same pixels.
+    pub layout: Arc<CardLayout>,
 }
 
 /// The three regions of a frame.
@@ -54,8 +75,11 @@ pub struct FrameRegions {
 /// The output of Layout: the display list and what can be hit.
 #[derive(Debug)]
 pub struct FrameLayout {
-    /// The display list.
+    /// The display list of everything but the transcript cards: panels, header, overview,
+    /// overlays.
     pub scene: Scene,
+    /// The transcript cards that show, top to bottom, clipped to `regions.transcript`.
+    pub cards: Vec<CardPlacement>,
     /// Where the regions are.
     pub regions: FrameRegions,
     /// What each region of the frame is.
@@ -66,6 +90,16 @@ pub struct FrameLayout {
     pub at_bottom: bool,
     /// Transcript blocks below the viewport.
     pub blocks_below: usize,
+}
+
+impl FrameLayout {
+    /// Paints the transcript cards into the scene, for a backend that paints one flat frame.
+    pub fn paint_cards_into_scene(&mut self) {
+        for card in &self.cards {
+            card.layout
+                .paint(&mut self.scene, card.origin, self.regions.transcript);
+        }
+    }
 }
 
 /// Layout's state: fonts and the caches that make a frame after the first cheap.
@@ -155,9 +189,10 @@ impl LayoutEngine {
             blocks: &view.transcript,
             region: regions.transcript,
             style: &style,
+            answering: intent.answering.as_ref(),
         };
         let placed = self.transcript.place(&list, intent.scroll, &mut self.text);
-        TranscriptLayout::paint(&placed, &mut scene, regions.transcript);
+        let mut cards = Vec::new();
         for card in &placed.cards {
             let bounds = Rect {
                 x: regions.transcript.x,
@@ -166,9 +201,32 @@ impl LayoutEngine {
                 height: card.layout.height,
             };
             let visible = bounds.intersect(&regions.transcript);
-            if !visible.is_empty() {
-                hits.push((visible, HitTarget::Block(card.node)));
+            if visible.is_empty() {
+                continue;
             }
+            for (part, hit) in card.layout.hits.iter().rev() {
+                let part = part
+                    .translate(bounds.x, bounds.y)
+                    .intersect(&regions.transcript);
+                if !part.is_empty() {
+                    hits.push((
+                        part,
+                        HitTarget::Answer {
+                            node: card.node,
+                            hit: *hit,
+                        },
+                    ));
+                }
+            }
+            hits.push((visible, HitTarget::Block(card.node)));
+            cards.push(CardPlacement {
+                node: card.node,
+                origin: Point {
+                    x: bounds.x,
+                    y: bounds.y,
+                },
+                layout: card.layout.clone(),
+            });
         }
         if view.transcript.is_empty() {
             let line = self.lines.line(
@@ -193,6 +251,7 @@ impl LayoutEngine {
         }
         FrameLayout {
             scene,
+            cards,
             regions,
             hits,
             anchor: placed.anchor,
@@ -262,6 +321,7 @@ impl LayoutEngine {
             blocks: &view.transcript,
             region: regions.transcript,
             style: &intent.style,
+            answering: intent.answering.as_ref(),
         };
         self.transcript
             .scroll(&list, intent.scroll, delta, &mut self.text)

@@ -8,11 +8,12 @@
 use super::blocks::build_block;
 use super::cache::TwoFrameCache;
 use super::card::CardLayout;
+use crate::answering::AnswerView;
 use crate::declutter::{Presentation, TranscriptBlock};
 use crate::intent::ScrollAnchor;
 use crate::text::TextSystem;
 use crate::theme::{Density, Style, Theme};
-use crate::units::{Pixels, Point, Rect};
+use crate::units::{Pixels, Rect};
 use chatsurface_model::{NodeRef, Snapshot};
 use std::sync::Arc;
 
@@ -30,6 +31,8 @@ pub struct CardKey {
     width_quarter_px: u32,
     theme: Theme,
     density: Density,
+    /// The operator's working answer's revision, for the card being answered (else 0).
+    answer_revision: u64,
 }
 
 /// A card placed in the transcript.
@@ -69,6 +72,8 @@ pub struct ListInput<'a> {
     pub region: Rect,
     /// Colours and sizes.
     pub style: &'a Style,
+    /// The open question being answered, if any.
+    pub answering: Option<&'a AnswerView>,
 }
 
 /// Lays out transcript cards, caching them across frames.
@@ -103,12 +108,13 @@ impl TranscriptLayout {
     /// The layout of one block at a width (cached).
     pub fn card(
         &mut self,
-        snapshot: &Snapshot,
+        list: &ListInput,
         block: &TranscriptBlock,
-        style: &Style,
         width: Pixels,
         text: &mut TextSystem,
     ) -> Arc<CardLayout> {
+        let (snapshot, style) = (list.snapshot, list.style);
+        let answering = list.answering.filter(|view| view.node == block.node);
         let key = CardKey {
             node: block.node,
             revision: revision_of(snapshot, block.node),
@@ -117,9 +123,10 @@ impl TranscriptLayout {
             width_quarter_px: (width.0 * 4.0).round().max(0.0) as u32,
             theme: style.theme,
             density: style.density,
+            answer_revision: answering.map_or(0, |view| view.revision),
         };
         self.cards.get_or_insert_with(key, || {
-            Arc::new(build_block(snapshot, block, style, width, text))
+            Arc::new(build_block(snapshot, block, style, answering, width, text))
         })
     }
 
@@ -132,7 +139,7 @@ impl TranscriptLayout {
         top_for: impl FnOnce(Pixels) -> Pixels,
     ) -> PlacedCard {
         let block = &list.blocks[index];
-        let layout = self.card(list.snapshot, block, list.style, list.region.width, text);
+        let layout = self.card(list, block, list.region.width, text);
         PlacedCard {
             index,
             node: block.node,
@@ -143,13 +150,7 @@ impl TranscriptLayout {
 
     /// The height of block `index` plus the gap after it.
     fn block_pitch(&mut self, list: &ListInput, index: usize, text: &mut TextSystem) -> Pixels {
-        let layout = self.card(
-            list.snapshot,
-            &list.blocks[index],
-            list.style,
-            list.region.width,
-            text,
-        );
+        let layout = self.card(list, &list.blocks[index], list.region.width, text);
         layout.height + list.style.metrics.card_gap
     }
 
@@ -304,22 +305,5 @@ impl TranscriptLayout {
         };
         // Scrolling down onto the last screenful pins the view to the bottom again.
         self.place(list, candidate, text).anchor
-    }
-
-    /// Paints placed cards into a scene, clipped to the transcript region.
-    pub fn paint(placed: &PlacedTranscript, scene: &mut crate::scene::Scene, region: Rect) {
-        for card in &placed.cards {
-            if card.top > region.bottom() || card.top + card.layout.height < region.y {
-                continue;
-            }
-            card.layout.paint(
-                scene,
-                Point {
-                    x: region.x,
-                    y: card.top,
-                },
-                region,
-            );
-        }
     }
 }

@@ -1,0 +1,475 @@
+//! The operator's working answer to one open question, and the events it becomes.
+//!
+//! While the operator answers a batch item by item, the answer lives here: which part has
+//! focus, the options picked, the text typed (through a [`FieldEditor`]) and whether anything
+//! changed since the last saved draft. Nothing reaches the log from here directly: the window
+//! asks for a `draft_saved` event when its debounce timer fires, and for the one
+//! `clarification_answer_submitted` or `confirmation_resolved` event when the operator submits.
+//! The compositor draws the card from [`Answering::view`].
+
+use super::editor::{Clipboard, EditCommand, FieldEditor};
+use super::keymap::KeyContext;
+use chatsurface_compositor::answering::{AnswerField, AnswerView};
+use chatsurface_model::{
+    validate_response, AnswerKind, BatchSpec, BatchStatus, ClarificationResponse,
+    ConfirmationOutcome, ConfirmationStatus, EventBody, ItemAnswer, NodeRef, OptionId, Snapshot,
+};
+use cosmic_text::FontSystem;
+
+/// The question being answered: a batch or a confirmation, by index into the snapshot.
+#[derive(Debug)]
+pub struct Answering {
+    node: NodeRef,
+    focus: Option<AnswerField>,
+    editor: Option<FieldEditor>,
+    draft: ClarificationResponse,
+    comment: String,
+    revision: u64,
+    unsaved: bool,
+}
+
+/// Whether a node is a question still waiting for the human.
+pub fn is_open_question(snapshot: &Snapshot, node: NodeRef) -> bool {
+    match node {
+        NodeRef::Batch(index) => snapshot
+            .batches
+            .get(index)
+            .is_some_and(|batch| batch.status == BatchStatus::Open),
+        NodeRef::Confirmation(index) => snapshot
+            .confirmations
+            .get(index)
+            .is_some_and(|confirmation| confirmation.status == ConfirmationStatus::Pending),
+        _ => false,
+    }
+}
+
+impl Answering {
+    /// Starts answering an open question, from its saved draft if it has one. Focus goes to
+    /// the first item without an answer (a confirmation's comment field, if it takes one).
+    pub fn open(snapshot: &Snapshot, node: NodeRef, fonts: &mut FontSystem) -> Option<Answering> {
+        if !is_open_question(snapshot, node) {
+            return None;
+        }
+        let mut answering = Answering {
+            node,
+            focus: None,
+            editor: None,
+            draft: ClarificationResponse::default(),
+            comment: String::new(),
+            revision: 1,
+            unsaved: false,
+        };
+        match node {
+            NodeRef::Batch(index) => {
+                let batch = &snapshot.batches[index];
+                answering.draft = batch.draft.clone().unwrap_or_default();
+                let first_open = batch
+                    .spec
+                    .items
+                    .iter()
+                    .position(|item| answering.draft.answer(&item.id).is_none())
+                    .unwrap_or(0);
+                answering.focus_part(snapshot, Some(AnswerField::Item(first_open)), fonts);
+            }
+            NodeRef::Confirmation(index) => {
+                if snapshot.confirmations[index].spec.comment {
+                    answering.focus_part(snapshot, Some(AnswerField::Comment), fonts);
+                }
+            }
+            _ => {}
+        }
+        Some(answering)
+    }
+
+    /// The question being answered.
+    pub fn node(&self) -> NodeRef {
+        self.node
+    }
+
+    /// Whether a field is being typed into.
+    pub fn is_typing(&self) -> bool {
+        self.editor.is_some()
+    }
+
+    /// What the compositor draws.
+    pub fn view(&self) -> AnswerView {
+        AnswerView {
+            node: self.node,
+            focus: self.focus,
+            editing: self.editor.as_ref().map(FieldEditor::caret),
+            draft: self.draft.clone(),
+            comment: self.comment.clone(),
+            revision: self.revision,
+        }
+    }
+
+    fn batch<'s>(&self, snapshot: &'s Snapshot) -> Option<&'s BatchSpec> {
+        match self.node {
+            NodeRef::Batch(index) => snapshot.batches.get(index).map(|batch| &batch.spec),
+            _ => None,
+        }
+    }
+
+    /// The keymap's context for what has focus now.
+    pub fn context(&self, snapshot: &Snapshot) -> KeyContext {
+        if let Some(editor) = &self.editor {
+            let multiline = match self.focus {
+                Some(AnswerField::Item(item)) => self
+                    .batch(snapshot)
+                    .is_some_and(|batch| batch.items[item].kind == AnswerKind::Multiline),
+                Some(AnswerField::General) => true,
+                _ => false,
+            };
+            let _ = editor;
+            return KeyContext::Typing {
+                multiline,
+                comment: self.focus == Some(AnswerField::Comment),
+            };
+        }
+        match (self.node, self.focus) {
+            (NodeRef::Confirmation(_), _) => KeyContext::Confirmation,
+            (_, Some(AnswerField::Item(item))) => match self.batch(snapshot) {
+                Some(batch) => match batch.items[item].kind {
+                    AnswerKind::Choice => KeyContext::ChoiceItem {
+                        custom: batch.items[item].custom,
+                    },
+                    AnswerKind::YesNo => KeyContext::YesNoItem,
+                    AnswerKind::Text | AnswerKind::Multiline => KeyContext::ChoiceItem {
+                        custom: false,
+                    },
+                },
+                None => KeyContext::Browsing,
+            },
+            _ => KeyContext::ChoiceItem { custom: false },
+        }
+    }
+
+    fn changed(&mut self) {
+        self.revision += 1;
+    }
+
+    fn answered(&mut self) {
+        self.revision += 1;
+        self.unsaved = true;
+    }
+
+    /// Moves focus to a part; a text part gets the caret at once.
+    pub fn focus_part(
+        &mut self,
+        snapshot: &Snapshot,
+        part: Option<AnswerField>,
+        fonts: &mut FontSystem,
+    ) {
+        self.focus = part;
+        self.editor = None;
+        let (text, multiline) = match (part, self.batch(snapshot)) {
+            (Some(AnswerField::Item(item)), Some(batch)) => {
+                let spec = &batch.items[item];
+                let text = self.draft.answer(&spec.id).and_then(|answer| answer.text.clone());
+                match spec.kind {
+                    AnswerKind::Text => (Some(text.unwrap_or_default()), false),
+                    AnswerKind::Multiline => (Some(text.unwrap_or_default()), true),
+                    _ => (None, false),
+                }
+            }
+            (Some(AnswerField::General), _) => {
+                (Some(self.draft.general.clone().unwrap_or_default()), true)
+            }
+            (Some(AnswerField::Comment), _) => (Some(self.comment.clone()), false),
+            _ => (None, false),
+        };
+        if let Some(text) = text {
+            self.editor = Some(FieldEditor::new(fonts, &text, multiline));
+        }
+        self.changed();
+    }
+
+    fn parts(&self, snapshot: &Snapshot) -> Vec<AnswerField> {
+        match (self.node, self.batch(snapshot)) {
+            (NodeRef::Batch(_), Some(batch)) => {
+                let mut parts: Vec<_> = (0..batch.items.len()).map(AnswerField::Item).collect();
+                if batch.general_field {
+                    parts.push(AnswerField::General);
+                }
+                parts
+            }
+            (NodeRef::Confirmation(index), _) => {
+                if snapshot.confirmations[index].spec.comment {
+                    vec![AnswerField::Comment]
+                } else {
+                    Vec::new()
+                }
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Focuses the next (or, with `forward` false, previous) part, wrapping around.
+    pub fn step(&mut self, snapshot: &Snapshot, forward: bool, fonts: &mut FontSystem) {
+        let parts = self.parts(snapshot);
+        if parts.is_empty() {
+            return;
+        }
+        let current = self
+            .focus
+            .and_then(|focus| parts.iter().position(|part| *part == focus));
+        let next = match (current, forward) {
+            (None, _) => 0,
+            (Some(at), true) => (at + 1) % parts.len(),
+            (Some(at), false) => (at + parts.len() - 1) % parts.len(),
+        };
+        self.focus_part(snapshot, Some(parts[next]), fonts);
+    }
+
+    fn answer_mut(&mut self, snapshot: &Snapshot, item: usize) -> Option<&mut ItemAnswer> {
+        let batch = self.batch(snapshot)?;
+        let id = batch.items.get(item)?.id.clone();
+        let order = |answer: &ItemAnswer| {
+            batch
+                .items
+                .iter()
+                .position(|item| item.id == answer.item_id)
+        };
+        if self.draft.answer(&id).is_none() {
+            self.draft.answers.push(ItemAnswer {
+                item_id: id.clone(),
+                ..ItemAnswer::default()
+            });
+            self.draft.answers.sort_by_key(order);
+        }
+        self.draft
+            .answers
+            .iter_mut()
+            .find(|answer| answer.item_id == id)
+    }
+
+    fn focused_item(&self) -> Option<usize> {
+        match self.focus {
+            Some(AnswerField::Item(item)) => Some(item),
+            _ => None,
+        }
+    }
+
+    /// Picks option `number` (1-based) of the focused choice item; toggles when it allows
+    /// several. Returns whether anything changed.
+    pub fn pick(&mut self, snapshot: &Snapshot, number: usize) -> bool {
+        let Some(item) = self.focused_item() else {
+            return false;
+        };
+        let Some(spec) = self.batch(snapshot).map(|batch| batch.items[item].clone()) else {
+            return false;
+        };
+        let Some(option) = spec.options.get(number.wrapping_sub(1)) else {
+            return false;
+        };
+        if spec.kind != AnswerKind::Choice {
+            return false;
+        }
+        let Some(answer) = self.answer_mut(snapshot, item) else {
+            return false;
+        };
+        answer.skipped = false;
+        let chosen = answer.selected.iter().position(|id| *id == option.id);
+        match (spec.multiple, chosen) {
+            (true, Some(at)) => {
+                answer.selected.remove(at);
+            }
+            (true, None) => answer.selected.push(option.id.clone()),
+            (false, _) => answer.selected = vec![option.id.clone()],
+        }
+        if spec.multiple {
+            let order = |id: &OptionId| spec.options.iter().position(|option| option.id == *id);
+            answer.selected.sort_by_key(order);
+        }
+        self.prune();
+        self.answered();
+        true
+    }
+
+    /// Answers the focused yes/no item.
+    pub fn yes_no(&mut self, snapshot: &Snapshot, yes: bool) -> bool {
+        let Some(item) = self.focused_item() else {
+            return false;
+        };
+        if self
+            .batch(snapshot)
+            .is_none_or(|batch| batch.items[item].kind != AnswerKind::YesNo)
+        {
+            return false;
+        }
+        let Some(answer) = self.answer_mut(snapshot, item) else {
+            return false;
+        };
+        answer.skipped = false;
+        answer.selected = vec![OptionId::from(if yes { "yes" } else { "no" })];
+        self.answered();
+        true
+    }
+
+    /// Marks the focused item skipped, dropping whatever it held.
+    pub fn skip(&mut self, snapshot: &Snapshot, fonts: &mut FontSystem) -> bool {
+        let Some(item) = self.focused_item() else {
+            return false;
+        };
+        let Some(answer) = self.answer_mut(snapshot, item) else {
+            return false;
+        };
+        *answer = ItemAnswer {
+            item_id: answer.item_id.clone(),
+            skipped: true,
+            ..ItemAnswer::default()
+        };
+        self.answered();
+        self.step(snapshot, true, fonts);
+        true
+    }
+
+    /// Puts the caret into the focused choice item's custom field.
+    pub fn edit_custom(&mut self, snapshot: &Snapshot, fonts: &mut FontSystem) -> bool {
+        let Some(item) = self.focused_item() else {
+            return false;
+        };
+        let Some(spec) = self.batch(snapshot).map(|batch| &batch.items[item]) else {
+            return false;
+        };
+        if !(spec.kind == AnswerKind::Choice && spec.custom) {
+            return false;
+        }
+        let text = self
+            .draft
+            .answer(&spec.id)
+            .and_then(|answer| answer.text.clone())
+            .unwrap_or_default();
+        self.editor = Some(FieldEditor::new(fonts, &text, false));
+        self.changed();
+        true
+    }
+
+    /// Leaves the field being typed into; returns false when there was none.
+    pub fn leave_field(&mut self) -> bool {
+        if self.editor.take().is_some() {
+            self.changed();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Shows input-method composition in the field being typed into.
+    pub fn set_preedit(&mut self, preedit: Option<String>) {
+        if let Some(editor) = &mut self.editor {
+            editor.set_preedit(preedit);
+            self.changed();
+        }
+    }
+
+    /// Edits the field being typed into and copies its text into the working answer.
+    pub fn edit(
+        &mut self,
+        snapshot: &Snapshot,
+        command: EditCommand,
+        fonts: &mut FontSystem,
+        clipboard: &mut dyn Clipboard,
+    ) -> bool {
+        let Some(editor) = &mut self.editor else {
+            return false;
+        };
+        let text_changed = editor.apply(fonts, command, clipboard);
+        let text = editor.text();
+        if text_changed {
+            let value = Some(text).filter(|text| !text.is_empty());
+            match self.focus {
+                Some(AnswerField::Item(item)) => {
+                    if let Some(answer) = self.answer_mut(snapshot, item) {
+                        answer.skipped = false;
+                        answer.text = value;
+                    }
+                    self.prune();
+                }
+                Some(AnswerField::General) => self.draft.general = value,
+                Some(AnswerField::Comment) => self.comment = value.unwrap_or_default(),
+                None => {}
+            }
+            self.answered();
+        } else {
+            self.changed();
+        }
+        true
+    }
+
+    /// Drops answers that hold nothing (an unpicked option, an emptied field).
+    fn prune(&mut self) {
+        self.draft
+            .answers
+            .retain(|answer| answer.skipped || !answer.selected.is_empty() || answer.text.is_some());
+    }
+
+    /// The `draft_saved` event for changes not yet saved, if any; marks them saved.
+    pub fn take_draft(&mut self, snapshot: &Snapshot) -> Option<EventBody> {
+        if !self.unsaved {
+            return None;
+        }
+        let batch = self.batch(snapshot)?;
+        self.unsaved = false;
+        Some(EventBody::DraftSaved {
+            batch_id: batch.id.clone(),
+            answers: self.draft.answers.clone(),
+            general: self.draft.general.clone(),
+        })
+    }
+
+    /// Whether there are changes a draft would save.
+    pub fn has_unsaved_draft(&self) -> bool {
+        self.unsaved && matches!(self.node, NodeRef::Batch(_))
+    }
+
+    /// The event that submits a batch (every item left unanswered is sent as skipped) or
+    /// accepts a confirmation, or why it cannot be sent.
+    pub fn submission(&self, snapshot: &Snapshot) -> Result<EventBody, String> {
+        match self.node {
+            NodeRef::Batch(index) => {
+                let spec = &snapshot.batches[index].spec;
+                let answers: Vec<ItemAnswer> = spec
+                    .items
+                    .iter()
+                    .map(|item| {
+                        self.draft.answer(&item.id).cloned().unwrap_or(ItemAnswer {
+                            item_id: item.id.clone(),
+                            skipped: true,
+                            ..ItemAnswer::default()
+                        })
+                    })
+                    .collect();
+                let response = ClarificationResponse {
+                    answers,
+                    general: self.draft.general.clone().filter(|text| !text.is_empty()),
+                };
+                validate_response(spec, &response).map_err(|error| error.to_string())?;
+                Ok(EventBody::ClarificationAnswerSubmitted {
+                    batch_id: spec.id.clone(),
+                    answers: response.answers,
+                    general: response.general,
+                })
+            }
+            NodeRef::Confirmation(_) => Ok(self.resolution(snapshot, ConfirmationOutcome::Accepted)),
+            _ => Err("nothing to submit".to_owned()),
+        }
+    }
+
+    /// The event that declines a confirmation, with the comment typed so far.
+    pub fn decline(&self, snapshot: &Snapshot) -> Option<EventBody> {
+        matches!(self.node, NodeRef::Confirmation(_))
+            .then(|| self.resolution(snapshot, ConfirmationOutcome::Declined))
+    }
+
+    fn resolution(&self, snapshot: &Snapshot, outcome: ConfirmationOutcome) -> EventBody {
+        let NodeRef::Confirmation(index) = self.node else {
+            unreachable!("only called for confirmations");
+        };
+        EventBody::ConfirmationResolved {
+            confirmation_id: snapshot.confirmations[index].spec.id.clone(),
+            outcome,
+            comment: Some(self.comment.trim().to_owned()).filter(|comment| !comment.is_empty()),
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! The keymap: a key press, in the context of what has focus, becomes one [`Command`].
+//!
+//! Keys are described by our own [`KeyPress`] rather than winit's types, so the whole keymap is
+//! tested without a window. The same key means different things in different contexts: `j`
+//! moves between cards while browsing, picks nothing on a choice item, and is a letter while a
+//! field is being typed into. The context decides; this module holds every such rule in one
+//! table-like function, and the README's keymap is written from it.
+
+use super::editor::{CaretMotion, EditCommand};
+
+/// A key, as far as the keymap cares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// A key that produces a character (the character without modifiers applied by Ctrl).
+    Character(String),
+    /// Enter or Return.
+    Enter,
+    /// Tab.
+    Tab,
+    /// Backspace.
+    Backspace,
+    /// Delete.
+    Delete,
+    /// Escape.
+    Escape,
+    /// Arrow left.
+    Left,
+    /// Arrow right.
+    Right,
+    /// Arrow up.
+    Up,
+    /// Arrow down.
+    Down,
+    /// Home.
+    Home,
+    /// End.
+    End,
+    /// Page Up.
+    PageUp,
+    /// Page Down.
+    PageDown,
+    /// The space bar.
+    Space,
+}
+
+/// Modifier keys held during a press.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Modifiers {
+    /// Control (or Command on macOS).
+    pub ctrl: bool,
+    /// Shift.
+    pub shift: bool,
+    /// Alt.
+    pub alt: bool,
+}
+
+/// One key press.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyPress {
+    /// The key.
+    pub key: Key,
+    /// The modifiers.
+    pub modifiers: Modifiers,
+}
+
+/// What has the keyboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyContext {
+    /// No question is being answered: keys move around the session.
+    Browsing,
+    /// A choice item of a batch has focus.
+    ChoiceItem {
+        /// Whether it has a free-text answer too.
+        custom: bool,
+    },
+    /// A yes/no item has focus.
+    YesNoItem,
+    /// A confirmation has focus, without a comment field being typed into.
+    Confirmation,
+    /// A text field is being typed into.
+    Typing {
+        /// Whether Enter breaks the line.
+        multiline: bool,
+        /// Whether the field is a confirmation's comment (Ctrl+Backspace declines).
+        comment: bool,
+    },
+}
+
+/// What a key press asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Scroll by this many pages.
+    ScrollPages(f32),
+    /// Jump to the oldest content.
+    Top,
+    /// Jump to the newest content and follow it.
+    Bottom,
+    /// Focus the next card.
+    NextCard,
+    /// Focus the previous card.
+    PreviousCard,
+    /// Drill into the focused card's thread.
+    DrillIn,
+    /// Go back out of the thread drilled into.
+    Back,
+    /// Focus the next open question item, in transcript order.
+    NextOpenQuestion,
+    /// Next item of the batch.
+    NextItem,
+    /// Previous item of the batch.
+    PreviousItem,
+    /// Pick option N (1-based) of the focused choice item.
+    Pick(usize),
+    /// Answer the focused yes/no item.
+    YesNo(bool),
+    /// Skip the focused item.
+    Skip,
+    /// Put the caret into the focused item's field (a choice item's custom answer).
+    EditField,
+    /// Start typing into the focused item's field with this text.
+    TypeInto(String),
+    /// Submit the batch, or accept the confirmation.
+    Submit,
+    /// Decline the confirmation.
+    Decline,
+    /// Leave the field, or stop answering.
+    Leave,
+    /// An edit in the field being typed into.
+    Edit(EditCommand),
+}
+
+/// The command for a key press in a context, if any.
+pub fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
+    let KeyPress { key, modifiers } = press;
+    let (ctrl, shift, alt) = (modifiers.ctrl, modifiers.shift, modifiers.alt);
+    // Keys that mean the same wherever the keyboard is.
+    match key {
+        Key::Enter if ctrl => return Some(Command::Submit),
+        Key::Tab if context != KeyContext::Browsing => {
+            return Some(if shift {
+                Command::PreviousItem
+            } else {
+                Command::NextItem
+            });
+        }
+        Key::PageUp => return Some(Command::ScrollPages(-1.0)),
+        Key::PageDown => return Some(Command::ScrollPages(1.0)),
+        _ => {}
+    }
+    if let KeyContext::Typing { multiline, comment } = context {
+        return typing(key, *modifiers, multiline, comment);
+    }
+    if ctrl {
+        return match key {
+            Key::Backspace if context == KeyContext::Confirmation => Some(Command::Decline),
+            Key::Home => Some(Command::Top),
+            Key::End => Some(Command::Bottom),
+            _ => None,
+        };
+    }
+    let character = match key {
+        Key::Character(text) => text.chars().next().filter(|_| text.chars().count() == 1),
+        _ => None,
+    };
+    match (key, context) {
+        (Key::Escape, KeyContext::Browsing) => None,
+        (Key::Escape, _) => Some(Command::Leave),
+        (Key::Home, _) => Some(Command::Top),
+        (Key::End, _) => Some(Command::Bottom),
+        (Key::Left, _) if alt => Some(Command::Back),
+        (Key::Backspace, KeyContext::Browsing) => Some(Command::Back),
+        (Key::Space, KeyContext::Browsing) => Some(Command::ScrollPages(if shift {
+            -1.0
+        } else {
+            1.0
+        })),
+        (Key::Down, _) => Some(Command::NextCard),
+        (Key::Up, _) => Some(Command::PreviousCard),
+        (Key::Enter, KeyContext::Browsing) => Some(Command::DrillIn),
+        (Key::Enter, KeyContext::ChoiceItem { custom: true }) => Some(Command::EditField),
+        (Key::Enter, _) => Some(Command::NextItem),
+        _ => match (character, context) {
+            (Some('o'), _) => Some(Command::NextOpenQuestion),
+            (Some('j'), KeyContext::Browsing) => Some(Command::NextCard),
+            (Some('k'), KeyContext::Browsing) => Some(Command::PreviousCard),
+            (Some('s'), KeyContext::ChoiceItem { .. } | KeyContext::YesNoItem) => {
+                Some(Command::Skip)
+            }
+            (Some(digit @ '1'..='9'), KeyContext::ChoiceItem { .. }) => {
+                Some(Command::Pick(digit as usize - '0' as usize))
+            }
+            (Some('y'), KeyContext::YesNoItem) => Some(Command::YesNo(true)),
+            (Some('n'), KeyContext::YesNoItem) => Some(Command::YesNo(false)),
+            (Some(_), KeyContext::ChoiceItem { custom: true }) => match key {
+                Key::Character(text) => Some(Command::TypeInto(text.clone())),
+                _ => None,
+            },
+            _ => None,
+        },
+    }
+}
+
+fn typing(key: &Key, modifiers: Modifiers, multiline: bool, comment: bool) -> Option<Command> {
+    let (ctrl, shift) = (modifiers.ctrl, modifiers.shift);
+    let go = |motion| {
+        Some(Command::Edit(EditCommand::Move {
+            motion,
+            select: shift,
+        }))
+    };
+    match key {
+        Key::Escape => Some(Command::Leave),
+        Key::Backspace if ctrl && comment => Some(Command::Decline),
+        Key::Backspace if ctrl => Some(Command::Edit(EditCommand::BackspaceWord)),
+        Key::Backspace => Some(Command::Edit(EditCommand::Backspace)),
+        Key::Delete => Some(Command::Edit(EditCommand::Delete)),
+        Key::Enter if multiline => Some(Command::Edit(EditCommand::Newline)),
+        Key::Enter => Some(Command::NextItem),
+        Key::Left if ctrl => go(CaretMotion::WordLeft),
+        Key::Right if ctrl => go(CaretMotion::WordRight),
+        Key::Left => go(CaretMotion::Left),
+        Key::Right => go(CaretMotion::Right),
+        Key::Up => go(CaretMotion::Up),
+        Key::Down => go(CaretMotion::Down),
+        Key::Home => go(CaretMotion::Home),
+        Key::End => go(CaretMotion::End),
+        Key::Space => Some(Command::Edit(EditCommand::Insert(" ".into()))),
+        Key::Character(text) if ctrl => match text.to_lowercase().as_str() {
+            "a" => Some(Command::Edit(EditCommand::SelectAll)),
+            "c" => Some(Command::Edit(EditCommand::Copy)),
+            "x" => Some(Command::Edit(EditCommand::Cut)),
+            "v" => Some(Command::Edit(EditCommand::Paste)),
+            _ => None,
+        },
+        Key::Character(text) => Some(Command::Edit(EditCommand::Insert(text.clone()))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn press(key: Key) -> KeyPress {
+        KeyPress {
+            key,
+            modifiers: Modifiers::default(),
+        }
+    }
+
+    fn ch(text: &str) -> KeyPress {
+        press(Key::Character(text.into()))
+    }
+
+    fn ctrl(key: Key) -> KeyPress {
+        KeyPress {
+            key,
+            modifiers: Modifiers {
+                ctrl: true,
+                ..Modifiers::default()
+            },
+        }
+    }
+
+    const TYPING: KeyContext = KeyContext::Typing {
+        multiline: false,
+        comment: false,
+    };
+
+    #[test]
+    fn browsing_keys_move_between_cards_and_threads() {
+        let at = KeyContext::Browsing;
+        assert_eq!(command_for(&ch("j"), at), Some(Command::NextCard));
+        assert_eq!(command_for(&press(Key::Up), at), Some(Command::PreviousCard));
+        assert_eq!(command_for(&press(Key::Enter), at), Some(Command::DrillIn));
+        assert_eq!(command_for(&press(Key::Backspace), at), Some(Command::Back));
+        let alt_left = KeyPress {
+            key: Key::Left,
+            modifiers: Modifiers {
+                alt: true,
+                ..Modifiers::default()
+            },
+        };
+        assert_eq!(command_for(&alt_left, at), Some(Command::Back));
+        assert_eq!(command_for(&ch("o"), at), Some(Command::NextOpenQuestion));
+        assert_eq!(command_for(&press(Key::End), at), Some(Command::Bottom));
+        assert_eq!(command_for(&ch("1"), at), None, "no item to pick for");
+    }
+
+    #[test]
+    fn question_keys_pick_answer_and_skip() {
+        let choice = KeyContext::ChoiceItem { custom: false };
+        assert_eq!(command_for(&ch("3"), choice), Some(Command::Pick(3)));
+        assert_eq!(command_for(&ch("s"), choice), Some(Command::Skip));
+        assert_eq!(command_for(&ch("y"), choice), None);
+        assert_eq!(
+            command_for(&ch("y"), KeyContext::YesNoItem),
+            Some(Command::YesNo(true))
+        );
+        assert_eq!(
+            command_for(&ch("n"), KeyContext::YesNoItem),
+            Some(Command::YesNo(false))
+        );
+        let shift_tab = KeyPress {
+            key: Key::Tab,
+            modifiers: Modifiers {
+                shift: true,
+                ..Modifiers::default()
+            },
+        };
+        assert_eq!(command_for(&shift_tab, choice), Some(Command::PreviousItem));
+        assert_eq!(command_for(&press(Key::Escape), choice), Some(Command::Leave));
+        assert_eq!(command_for(&ctrl(Key::Enter), choice), Some(Command::Submit));
+    }
+
+    #[test]
+    fn a_choice_with_a_custom_answer_starts_typing_on_a_letter() {
+        let choice = KeyContext::ChoiceItem { custom: true };
+        assert_eq!(
+            command_for(&ch("д"), choice),
+            Some(Command::TypeInto("д".into()))
+        );
+        assert_eq!(command_for(&press(Key::Enter), choice), Some(Command::EditField));
+        assert_eq!(command_for(&ch("2"), choice), Some(Command::Pick(2)));
+    }
+
+    #[test]
+    fn while_typing_letters_are_text_and_commands_need_modifiers() {
+        for letter in ["s", "o", "j", "1", "y"] {
+            assert_eq!(
+                command_for(&ch(letter), TYPING),
+                Some(Command::Edit(EditCommand::Insert(letter.into())))
+            );
+        }
+        assert_eq!(command_for(&ctrl(Key::Enter), TYPING), Some(Command::Submit));
+        assert_eq!(command_for(&press(Key::Escape), TYPING), Some(Command::Leave));
+        assert_eq!(command_for(&press(Key::Tab), TYPING), Some(Command::NextItem));
+        assert_eq!(
+            command_for(&ctrl(Key::Character("v".into())), TYPING),
+            Some(Command::Edit(EditCommand::Paste))
+        );
+        assert_eq!(
+            command_for(&ctrl(Key::Backspace), TYPING),
+            Some(Command::Edit(EditCommand::BackspaceWord))
+        );
+    }
+
+    #[test]
+    fn enter_breaks_lines_only_in_multiline_fields() {
+        let multi = KeyContext::Typing {
+            multiline: true,
+            comment: false,
+        };
+        assert_eq!(
+            command_for(&press(Key::Enter), multi),
+            Some(Command::Edit(EditCommand::Newline))
+        );
+        assert_eq!(command_for(&press(Key::Enter), TYPING), Some(Command::NextItem));
+    }
+
+    #[test]
+    fn confirmations_accept_with_ctrl_enter_and_decline_with_ctrl_backspace() {
+        let comment = KeyContext::Typing {
+            multiline: false,
+            comment: true,
+        };
+        assert_eq!(command_for(&ctrl(Key::Backspace), comment), Some(Command::Decline));
+        assert_eq!(
+            command_for(&ctrl(Key::Backspace), KeyContext::Confirmation),
+            Some(Command::Decline)
+        );
+        assert_eq!(
+            command_for(&ctrl(Key::Enter), KeyContext::Confirmation),
+            Some(Command::Submit)
+        );
+        assert_eq!(command_for(&ch("y"), KeyContext::Confirmation), None, "never a chat yes");
+    }
+}

@@ -1,0 +1,85 @@
+//! The session the window shows: one event log, followed as it grows and appended to.
+//!
+//! The log is the canonical store. Agents (or `chatsurface serve`) may append to it while the
+//! window is open, so the window looks for new whole lines a few times a second and folds
+//! them; before it appends the human's own events (drafts, answers) it folds what others wrote
+//! first, so its sequence numbers follow theirs. Every append is fsynced before the window
+//! treats it as done. This module owns the file; it knows nothing of drawing or keys.
+
+use crate::error::AppError;
+use chatsurface_model::{read_log, EventBody, LogWriter, Snapshot};
+use std::path::{Path, PathBuf};
+
+/// The bundled demo session, shown to a new user who has no session yet.
+const DEMO_SESSION: &str = include_str!("../../../examples/sessions/design-record-ru.jsonl");
+
+/// An open session log.
+#[derive(Debug)]
+pub struct SessionLog {
+    writer: LogWriter,
+}
+
+impl SessionLog {
+    /// Opens a log; warnings (a torn last line, cut off) go to stderr.
+    pub fn open(path: &Path) -> Result<SessionLog, AppError> {
+        if !path.exists() {
+            return Err(AppError::NoInput(format!("{}: no such log", path.display())));
+        }
+        for warning in read_log(path)?.warnings {
+            eprintln!("warning: {warning}");
+        }
+        Ok(SessionLog {
+            writer: LogWriter::open(path)?,
+        })
+    }
+
+    /// The folded session.
+    pub fn snapshot(&self) -> &Snapshot {
+        self.writer.snapshot()
+    }
+
+    /// Folds what others appended since the last look; returns whether anything was new.
+    pub fn follow(&mut self) -> Result<bool, String> {
+        self.writer
+            .catch_up()
+            .map(|count| count > 0)
+            .map_err(|error| error.to_string())
+    }
+
+    /// Appends the human's events (after folding what others wrote), fsynced.
+    pub fn append(&mut self, bodies: Vec<EventBody>) -> Result<(), String> {
+        self.follow()?;
+        self.writer
+            .append_all(bodies)
+            .map(drop)
+            .map_err(|error| error.to_string())
+    }
+}
+
+/// The log `chatsurface` opens with no arguments: the store's most recently written session,
+/// or, when there is none yet, the bundled demo written into the store as `demo`.
+pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
+    let sessions = data_dir.join("sessions");
+    let newest = std::fs::read_dir(&sessions).ok().and_then(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .filter(|entry| {
+                entry
+                    .path()
+                    .extension()
+                    .is_some_and(|extension| extension == "jsonl")
+            })
+            .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
+            .max()
+            .map(|(_, path)| path)
+    });
+    if let Some(path) = newest {
+        return Ok(path);
+    }
+    std::fs::create_dir_all(&sessions).map_err(|error| {
+        AppError::CannotCreate(format!("{}: {error}", sessions.display()))
+    })?;
+    let demo = sessions.join("demo.jsonl");
+    super::super::commands::write_atomically(&demo, DEMO_SESSION.as_bytes())?;
+    Ok(demo)
+}
