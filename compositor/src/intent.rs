@@ -171,12 +171,14 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
                 .batches
                 .get(index)
                 .is_some_and(|batch| batch.status == chatsurface_model::BatchStatus::Open),
-            NodeRef::Confirmation(index) => snapshot
-                .confirmations
-                .get(index)
-                .is_some_and(|confirmation| {
-                    confirmation.status == chatsurface_model::ConfirmationStatus::Pending
-                }),
+            NodeRef::Confirmation(index) => {
+                snapshot
+                    .confirmations
+                    .get(index)
+                    .is_some_and(|confirmation| {
+                        confirmation.status == chatsurface_model::ConfirmationStatus::Pending
+                    })
+            }
             _ => false,
         };
         if !open {

@@ -469,7 +469,10 @@ mod tests {
         file.write_all(b"\n").unwrap();
         assert_eq!(window.catch_up().unwrap(), 1);
         let written = window.append(message("m4")).unwrap();
-        assert_eq!(written.seq, 6, "the window's next event follows the agent's");
+        assert_eq!(
+            written.seq, 6,
+            "the window's next event follows the agent's"
+        );
         assert_eq!(read_log(&path).unwrap().snapshot.messages.len(), 4);
     }
 

@@ -12,10 +12,11 @@ pub fn run(args: &OpenArgs) -> Result<(), AppError> {
         Some(log) => log.clone(),
         None => default_session(&data_dir())?,
     };
-    let theme = args
-        .theme
-        .map(Theme::from)
-        .unwrap_or(if args.mfd { Theme::Cockpit } else { Theme::Dark });
+    let theme = args.theme.map(Theme::from).unwrap_or(if args.mfd {
+        Theme::Cockpit
+    } else {
+        Theme::Dark
+    });
     let density = args.density.map(Density::from).unwrap_or(if args.mfd {
         Density::Compact
     } else {

@@ -71,10 +71,8 @@ impl Answering {
                     .unwrap_or(0);
                 answering.focus_part(snapshot, Some(AnswerField::Item(first_open)), fonts);
             }
-            NodeRef::Confirmation(index) => {
-                if snapshot.confirmations[index].spec.comment {
-                    answering.focus_part(snapshot, Some(AnswerField::Comment), fonts);
-                }
+            NodeRef::Confirmation(index) if snapshot.confirmations[index].spec.comment => {
+                answering.focus_part(snapshot, Some(AnswerField::Comment), fonts);
             }
             _ => {}
         }
@@ -134,9 +132,9 @@ impl Answering {
                         custom: batch.items[item].custom,
                     },
                     AnswerKind::YesNo => KeyContext::YesNoItem,
-                    AnswerKind::Text | AnswerKind::Multiline => KeyContext::ChoiceItem {
-                        custom: false,
-                    },
+                    AnswerKind::Text | AnswerKind::Multiline => {
+                        KeyContext::ChoiceItem { custom: false }
+                    }
                 },
                 None => KeyContext::Browsing,
             },
@@ -165,7 +163,10 @@ impl Answering {
         let (text, multiline) = match (part, self.batch(snapshot)) {
             (Some(AnswerField::Item(item)), Some(batch)) => {
                 let spec = &batch.items[item];
-                let text = self.draft.answer(&spec.id).and_then(|answer| answer.text.clone());
+                let text = self
+                    .draft
+                    .answer(&spec.id)
+                    .and_then(|answer| answer.text.clone());
                 match spec.kind {
                     AnswerKind::Text => (Some(text.unwrap_or_default()), false),
                     AnswerKind::Multiline => (Some(text.unwrap_or_default()), true),
@@ -399,9 +400,9 @@ impl Answering {
 
     /// Drops answers that hold nothing (an unpicked option, an emptied field).
     fn prune(&mut self) {
-        self.draft
-            .answers
-            .retain(|answer| answer.skipped || !answer.selected.is_empty() || answer.text.is_some());
+        self.draft.answers.retain(|answer| {
+            answer.skipped || !answer.selected.is_empty() || answer.text.is_some()
+        });
     }
 
     /// The `draft_saved` event for changes not yet saved, if any; marks them saved.
@@ -451,7 +452,9 @@ impl Answering {
                     general: response.general,
                 })
             }
-            NodeRef::Confirmation(_) => Ok(self.resolution(snapshot, ConfirmationOutcome::Accepted)),
+            NodeRef::Confirmation(_) => {
+                Ok(self.resolution(snapshot, ConfirmationOutcome::Accepted))
+            }
             _ => Err("nothing to submit".to_owned()),
         }
     }

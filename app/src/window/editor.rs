@@ -166,7 +166,8 @@ impl FieldEditor {
             EditCommand::BackspaceWord => {
                 if !self.editor.delete_selection() {
                     let end = self.editor.cursor();
-                    self.editor.action(fonts, Action::Motion(Motion::PreviousWord));
+                    self.editor
+                        .action(fonts, Action::Motion(Motion::PreviousWord));
                     let start = self.editor.cursor();
                     self.editor.delete_range(start, end);
                     self.editor.set_cursor(start);
@@ -192,7 +193,8 @@ impl FieldEditor {
                 self.editor.action(fonts, Action::Motion(motion));
             }
             EditCommand::SelectAll => {
-                self.editor.action(fonts, Action::Motion(Motion::BufferStart));
+                self.editor
+                    .action(fonts, Action::Motion(Motion::BufferStart));
                 let start = self.editor.cursor();
                 self.editor.set_selection(Selection::Normal(start));
                 self.editor.action(fonts, Action::Motion(Motion::BufferEnd));
@@ -309,7 +311,11 @@ mod tests {
         let mut fonts = TextSystem::new(FontSet::BundledOnly);
         let mut clipboard = MemoryClipboard(Some("line1\nline2".into()));
         field.apply(fonts.font_system(), EditCommand::Paste, &mut clipboard);
-        assert_eq!(field.text(), "line1 line2one ", "single-line paste loses its breaks");
+        assert_eq!(
+            field.text(),
+            "line1 line2one ",
+            "single-line paste loses its breaks"
+        );
     }
 
     #[test]
@@ -331,7 +337,10 @@ mod tests {
         let mut field = editor("keep these words", false);
         run(&mut field, vec![EditCommand::BackspaceWord]);
         assert_eq!(field.text(), "keep these ");
-        run(&mut field, vec![EditCommand::SelectAll, EditCommand::Delete]);
+        run(
+            &mut field,
+            vec![EditCommand::SelectAll, EditCommand::Delete],
+        );
         assert_eq!(field.text(), "");
     }
 

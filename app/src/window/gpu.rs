@@ -71,7 +71,9 @@ pub struct Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("adapter", &self.adapter).finish()
+        f.debug_struct("Gpu")
+            .field("adapter", &self.adapter)
+            .finish()
     }
 }
 
@@ -110,19 +112,14 @@ impl Gpu {
             config.format = *format;
         }
         config.present_mode = wgpu::PresentMode::AutoVsync;
-        if caps
-            .alpha_modes
-            .contains(&wgpu::CompositeAlphaMode::Opaque)
-        {
+        if caps.alpha_modes.contains(&wgpu::CompositeAlphaMode::Opaque) {
             config.alpha_mode = wgpu::CompositeAlphaMode::Opaque;
         }
         surface.configure(&device, &config);
 
         let shader = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("layers.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(
-                include_str!("../../../shaders/layers.wgsl").into(),
-            ),
+            source: wgpu::ShaderSource::Wgsl(include_str!("../../../shaders/layers.wgsl").into()),
         });
         let viewport_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("viewport"),
@@ -388,7 +385,9 @@ impl Gpu {
             .create_view(&wgpu::TextureViewDescriptor::default());
         let mut encoder = self
             .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
         {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("layers"),

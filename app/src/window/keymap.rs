@@ -169,11 +169,9 @@ pub fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
         (Key::End, _) => Some(Command::Bottom),
         (Key::Left, _) if alt => Some(Command::Back),
         (Key::Backspace, KeyContext::Browsing) => Some(Command::Back),
-        (Key::Space, KeyContext::Browsing) => Some(Command::ScrollPages(if shift {
-            -1.0
-        } else {
-            1.0
-        })),
+        (Key::Space, KeyContext::Browsing) => {
+            Some(Command::ScrollPages(if shift { -1.0 } else { 1.0 }))
+        }
         (Key::Down, _) => Some(Command::NextCard),
         (Key::Up, _) => Some(Command::PreviousCard),
         (Key::Enter, KeyContext::Browsing) => Some(Command::DrillIn),
@@ -271,7 +269,10 @@ mod tests {
     fn browsing_keys_move_between_cards_and_threads() {
         let at = KeyContext::Browsing;
         assert_eq!(command_for(&ch("j"), at), Some(Command::NextCard));
-        assert_eq!(command_for(&press(Key::Up), at), Some(Command::PreviousCard));
+        assert_eq!(
+            command_for(&press(Key::Up), at),
+            Some(Command::PreviousCard)
+        );
         assert_eq!(command_for(&press(Key::Enter), at), Some(Command::DrillIn));
         assert_eq!(command_for(&press(Key::Backspace), at), Some(Command::Back));
         let alt_left = KeyPress {
@@ -309,8 +310,14 @@ mod tests {
             },
         };
         assert_eq!(command_for(&shift_tab, choice), Some(Command::PreviousItem));
-        assert_eq!(command_for(&press(Key::Escape), choice), Some(Command::Leave));
-        assert_eq!(command_for(&ctrl(Key::Enter), choice), Some(Command::Submit));
+        assert_eq!(
+            command_for(&press(Key::Escape), choice),
+            Some(Command::Leave)
+        );
+        assert_eq!(
+            command_for(&ctrl(Key::Enter), choice),
+            Some(Command::Submit)
+        );
     }
 
     #[test]
@@ -320,7 +327,10 @@ mod tests {
             command_for(&ch("д"), choice),
             Some(Command::TypeInto("д".into()))
         );
-        assert_eq!(command_for(&press(Key::Enter), choice), Some(Command::EditField));
+        assert_eq!(
+            command_for(&press(Key::Enter), choice),
+            Some(Command::EditField)
+        );
         assert_eq!(command_for(&ch("2"), choice), Some(Command::Pick(2)));
     }
 
@@ -332,9 +342,18 @@ mod tests {
                 Some(Command::Edit(EditCommand::Insert(letter.into())))
             );
         }
-        assert_eq!(command_for(&ctrl(Key::Enter), TYPING), Some(Command::Submit));
-        assert_eq!(command_for(&press(Key::Escape), TYPING), Some(Command::Leave));
-        assert_eq!(command_for(&press(Key::Tab), TYPING), Some(Command::NextItem));
+        assert_eq!(
+            command_for(&ctrl(Key::Enter), TYPING),
+            Some(Command::Submit)
+        );
+        assert_eq!(
+            command_for(&press(Key::Escape), TYPING),
+            Some(Command::Leave)
+        );
+        assert_eq!(
+            command_for(&press(Key::Tab), TYPING),
+            Some(Command::NextItem)
+        );
         assert_eq!(
             command_for(&ctrl(Key::Character("v".into())), TYPING),
             Some(Command::Edit(EditCommand::Paste))
@@ -355,7 +374,10 @@ mod tests {
             command_for(&press(Key::Enter), multi),
             Some(Command::Edit(EditCommand::Newline))
         );
-        assert_eq!(command_for(&press(Key::Enter), TYPING), Some(Command::NextItem));
+        assert_eq!(
+            command_for(&press(Key::Enter), TYPING),
+            Some(Command::NextItem)
+        );
     }
 
     #[test]
@@ -364,7 +386,10 @@ mod tests {
             multiline: false,
             comment: true,
         };
-        assert_eq!(command_for(&ctrl(Key::Backspace), comment), Some(Command::Decline));
+        assert_eq!(
+            command_for(&ctrl(Key::Backspace), comment),
+            Some(Command::Decline)
+        );
         assert_eq!(
             command_for(&ctrl(Key::Backspace), KeyContext::Confirmation),
             Some(Command::Decline)
@@ -373,6 +398,10 @@ mod tests {
             command_for(&ctrl(Key::Enter), KeyContext::Confirmation),
             Some(Command::Submit)
         );
-        assert_eq!(command_for(&ch("y"), KeyContext::Confirmation), None, "never a chat yes");
+        assert_eq!(
+            command_for(&ch("y"), KeyContext::Confirmation),
+            None,
+            "never a chat yes"
+        );
     }
 }

@@ -64,7 +64,11 @@ impl RetainedLayers {
         let mut painted = 0;
         let overlay = frame.scene.split_overlay();
         let chrome_print = frame.scene.fingerprint();
-        if self.chrome.as_ref().is_none_or(|(print, _)| *print != chrome_print) {
+        if self
+            .chrome
+            .as_ref()
+            .is_none_or(|(print, _)| *print != chrome_print)
+        {
             let pixmap = compositor.paint_scene(&frame.scene, scale);
             self.chrome = Some((chrome_print, gpu.upload(&pixmap)));
             painted += 1;
@@ -106,9 +110,20 @@ impl RetainedLayers {
 
     /// Bytes of GPU memory the layers hold.
     pub fn bytes(&self) -> u64 {
-        self.chrome.iter().map(|(_, texture)| texture.bytes()).sum::<u64>()
-            + self.overlay.iter().map(|(_, texture)| texture.bytes()).sum::<u64>()
-            + self.cards.values().map(|layer| layer.texture.bytes()).sum::<u64>()
+        self.chrome
+            .iter()
+            .map(|(_, texture)| texture.bytes())
+            .sum::<u64>()
+            + self
+                .overlay
+                .iter()
+                .map(|(_, texture)| texture.bytes())
+                .sum::<u64>()
+            + self
+                .cards
+                .values()
+                .map(|layer| layer.texture.bytes())
+                .sum::<u64>()
     }
 
     /// The draw list for a frame: chrome, cards clipped to the transcript, highlights, then

@@ -17,8 +17,8 @@ mod stats;
 
 use crate::error::AppError;
 use answer::{is_open_question, Answering};
-use chatsurface_compositor::intent::{IntentRequest, ScrollAnchor, Viewport, VIEWPORT_RANGE};
 use chatsurface_compositor::answering::{AnswerField, CardHit};
+use chatsurface_compositor::intent::{IntentRequest, ScrollAnchor, Viewport, VIEWPORT_RANGE};
 use chatsurface_compositor::layout::{FrameRegions, HitTarget};
 use chatsurface_compositor::text::{FontSet, TextSystem};
 use chatsurface_compositor::theme::{Density, Style, Theme};
@@ -76,9 +76,9 @@ pub fn run(options: WindowOptions) -> Result<(), AppError> {
         ))
     })?;
     let mut app = WindowApp::new(options, session);
-    event_loop
-        .run_app(&mut app)
-        .map_err(|error| AppError::Unavailable(format!("the window's event loop failed: {error}")))?;
+    event_loop.run_app(&mut app).map_err(|error| {
+        AppError::Unavailable(format!("the window's event loop failed: {error}"))
+    })?;
     match app.failure.take() {
         Some(error) => Err(error),
         None => Ok(()),
@@ -215,7 +215,11 @@ impl WindowApp {
             return;
         };
         let snapshot = self.session.snapshot();
-        if self.answering.as_ref().is_some_and(|answering| !is_open_question(snapshot, answering.node())) {
+        if self
+            .answering
+            .as_ref()
+            .is_some_and(|answering| !is_open_question(snapshot, answering.node()))
+        {
             self.answering = None;
         }
         if self
@@ -257,12 +261,16 @@ impl WindowApp {
             .update(&surface.gpu, &mut self.compositor, &mut frame, scale);
         let palette = Style::new(self.options.theme, self.options.density).palette;
         let card_rect = |node: NodeRef| {
-            frame.cards.iter().find(|card| card.node == node).map(|card| Rect {
-                x: card.origin.x,
-                y: card.origin.y,
-                width: frame.regions.transcript.width,
-                height: card.layout.height,
-            })
+            frame
+                .cards
+                .iter()
+                .find(|card| card.node == node)
+                .map(|card| Rect {
+                    x: card.origin.x,
+                    y: card.origin.y,
+                    width: frame.regions.transcript.width,
+                    height: card.layout.height,
+                })
         };
         let mut highlights = Vec::new();
         if let Some(rect) = self.hovered.and_then(card_rect) {
@@ -374,7 +382,11 @@ impl WindowApp {
     }
 
     fn start_answering(&mut self, node: NodeRef) {
-        if self.answering.as_ref().is_some_and(|answering| answering.node() == node) {
+        if self
+            .answering
+            .as_ref()
+            .is_some_and(|answering| answering.node() == node)
+        {
             return;
         }
         self.save_draft();
@@ -416,7 +428,9 @@ impl WindowApp {
             .and_then(|node| cards.iter().position(|(shown, _)| *shown == node));
         let target = match (position, forward) {
             (None, true) => cards.iter().position(|(_, rect)| rect.y >= region.y),
-            (None, false) => cards.iter().rposition(|(_, rect)| rect.bottom() <= region.bottom()),
+            (None, false) => cards
+                .iter()
+                .rposition(|(_, rect)| rect.bottom() <= region.bottom()),
             (Some(at), true) => Some(at + 1).filter(|next| *next < cards.len()),
             (Some(at), false) => at.checked_sub(1),
         };
@@ -425,7 +439,8 @@ impl WindowApp {
                 let (node, rect) = cards[index];
                 self.focused_card = Some(node);
                 if rect.bottom() > region.bottom() {
-                    self.pending_scroll += (rect.bottom() - region.bottom()).0.min(region.height.0) + 8.0;
+                    self.pending_scroll +=
+                        (rect.bottom() - region.bottom()).0.min(region.height.0) + 8.0;
                 } else if rect.y < region.y {
                     self.pending_scroll -= (region.y - rect.y).0.min(region.height.0) + 8.0;
                 }
@@ -448,14 +463,22 @@ impl WindowApp {
     fn save_draft(&mut self) {
         self.draft_due = None;
         let snapshot = self.session.snapshot();
-        let Some(draft) = self.answering.as_mut().and_then(|answering| answering.take_draft(snapshot)) else {
+        let Some(draft) = self
+            .answering
+            .as_mut()
+            .and_then(|answering| answering.take_draft(snapshot))
+        else {
             return;
         };
         self.append(vec![draft]);
     }
 
     fn after_answer_change(&mut self) {
-        if self.answering.as_ref().is_some_and(Answering::has_unsaved_draft) {
+        if self
+            .answering
+            .as_ref()
+            .is_some_and(Answering::has_unsaved_draft)
+        {
             self.draft_due = Some(Instant::now() + DRAFT_DEBOUNCE);
         }
     }
@@ -467,7 +490,12 @@ impl WindowApp {
         }
     }
 
-    fn key(&mut self, press: KeyPress) {
+    fn key(&mut self, press: KeyPress, event_loop: &ActiveEventLoop) {
+        if press.modifiers.ctrl && press.key == Key::Character("q".to_owned()) {
+            self.stop_answering();
+            event_loop.exit();
+            return;
+        }
         self.key_pressed_at = Some(Instant::now());
         if let Some(command) = command_for(&press, self.key_context()) {
             self.status = None;
@@ -549,7 +577,12 @@ impl WindowApp {
             Command::TypeInto(text) => {
                 if let Some(answering) = &mut self.answering {
                     if answering.edit_custom(snapshot, fonts) {
-                        answering.edit(snapshot, EditCommand::Insert(text), fonts, self.clipboard.as_mut());
+                        answering.edit(
+                            snapshot,
+                            EditCommand::Insert(text),
+                            fonts,
+                            self.clipboard.as_mut(),
+                        );
                     }
                 }
             }
@@ -610,7 +643,10 @@ impl WindowApp {
         let snapshot = self.session.snapshot();
         match target {
             Some(HitTarget::OverviewThread(thread)) => {
-                self.thread_focus = snapshot.threads.get(thread).map(|node| node.spec.id.clone());
+                self.thread_focus = snapshot
+                    .threads
+                    .get(thread)
+                    .map(|node| node.spec.id.clone());
                 self.scroll = ScrollAnchor::Bottom;
             }
             Some(HitTarget::Block(node)) => {
@@ -628,7 +664,9 @@ impl WindowApp {
                     return;
                 };
                 match hit {
-                    CardHit::Item(item) => answering.focus_part(snapshot, Some(AnswerField::Item(item)), fonts),
+                    CardHit::Item(item) => {
+                        answering.focus_part(snapshot, Some(AnswerField::Item(item)), fonts)
+                    }
                     CardHit::Choice { item, option } => {
                         answering.focus_part(snapshot, Some(AnswerField::Item(item)), fonts);
                         answering.pick(snapshot, option + 1);
@@ -709,17 +747,30 @@ impl WindowApp {
                 }
             }
         }
-        if self.stats.key_presses() < 100 && self.answering.as_ref().is_some_and(Answering::is_typing) {
+        if self.stats.key_presses() < 100
+            && self.answering.as_ref().is_some_and(Answering::is_typing)
+        {
             self.stats.start_key_press();
-            self.key(KeyPress {
-                key: Key::Character("x".to_owned()),
-                modifiers: Modifiers::default(),
-            });
+            self.key(
+                KeyPress {
+                    key: Key::Character("x".to_owned()),
+                    modifiers: Modifiers::default(),
+                },
+                event_loop,
+            );
             return;
         }
         if let Some(path) = &self.options.stats {
-            let size = self.surface.as_ref().map(|surface| surface.gpu.size()).unwrap_or_default();
-            let adapter = self.surface.as_ref().map(|surface| surface.gpu.adapter.clone()).unwrap_or_default();
+            let size = self
+                .surface
+                .as_ref()
+                .map(|surface| surface.gpu.size())
+                .unwrap_or_default();
+            let adapter = self
+                .surface
+                .as_ref()
+                .map(|surface| surface.gpu.adapter.clone())
+                .unwrap_or_default();
             if let Err(error) = self.stats.write(path, size, &adapter) {
                 self.failure = Some(error);
             }
@@ -785,7 +836,9 @@ impl ApplicationHandler for WindowApp {
         let window = match event_loop.create_window(attributes) {
             Ok(window) => Arc::new(window),
             Err(error) => {
-                self.failure = Some(AppError::Unavailable(format!("cannot open a window: {error}")));
+                self.failure = Some(AppError::Unavailable(format!(
+                    "cannot open a window: {error}"
+                )));
                 event_loop.exit();
                 return;
             }
@@ -828,11 +881,9 @@ impl ApplicationHandler for WindowApp {
                 self.bench_step(event_loop);
             }
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
-            WindowEvent::KeyboardInput { event, .. } => {
-                if event.state == ElementState::Pressed {
-                    if let Some(press) = translate_key(&event, self.modifiers) {
-                        self.key(press);
-                    }
+            WindowEvent::KeyboardInput { event, .. } if event.state == ElementState::Pressed => {
+                if let Some(press) = translate_key(&event, self.modifiers) {
+                    self.key(press, event_loop);
                 }
             }
             WindowEvent::Ime(ime) => match ime {
@@ -855,7 +906,10 @@ impl ApplicationHandler for WindowApp {
                 let pixels = match delta {
                     MouseScrollDelta::LineDelta(_, lines) => -lines * LINE,
                     MouseScrollDelta::PixelDelta(position) => {
-                        let scale = self.surface.as_ref().map_or(1.0, |surface| surface.window.scale_factor());
+                        let scale = self
+                            .surface
+                            .as_ref()
+                            .map_or(1.0, |surface| surface.window.scale_factor());
                         -(position.y / scale) as f32
                     }
                 };
@@ -863,7 +917,10 @@ impl ApplicationHandler for WindowApp {
                 self.redraw_soon();
             }
             WindowEvent::CursorMoved { position, .. } => {
-                let scale = self.surface.as_ref().map_or(1.0, |surface| surface.window.scale_factor());
+                let scale = self
+                    .surface
+                    .as_ref()
+                    .map_or(1.0, |surface| surface.window.scale_factor());
                 let (x, y) = (position.x / scale, position.y / scale);
                 self.cursor = Some((x, y));
                 self.hover(x as f32, y as f32);

@@ -23,7 +23,10 @@ impl SessionLog {
     /// Opens a log; warnings (a torn last line, cut off) go to stderr.
     pub fn open(path: &Path) -> Result<SessionLog, AppError> {
         if !path.exists() {
-            return Err(AppError::NoInput(format!("{}: no such log", path.display())));
+            return Err(AppError::NoInput(format!(
+                "{}: no such log",
+                path.display()
+            )));
         }
         for warning in read_log(path)?.warnings {
             eprintln!("warning: {warning}");
@@ -76,9 +79,8 @@ pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
     if let Some(path) = newest {
         return Ok(path);
     }
-    std::fs::create_dir_all(&sessions).map_err(|error| {
-        AppError::CannotCreate(format!("{}: {error}", sessions.display()))
-    })?;
+    std::fs::create_dir_all(&sessions)
+        .map_err(|error| AppError::CannotCreate(format!("{}: {error}", sessions.display())))?;
     let demo = sessions.join("demo.jsonl");
     super::super::commands::write_atomically(&demo, DEMO_SESSION.as_bytes())?;
     Ok(demo)

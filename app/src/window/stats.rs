@@ -33,7 +33,10 @@ fn summary(samples: &[f64]) -> serde_json::Value {
     let histogram: Vec<_> = BUCKETS_MS
         .iter()
         .scan(0.0, |low, &high| {
-            let count = sorted.iter().filter(|ms| **ms >= *low && **ms < high).count();
+            let count = sorted
+                .iter()
+                .filter(|ms| **ms >= *low && **ms < high)
+                .count();
             let label = if high.is_finite() {
                 format!("{low}–{high} ms")
             } else {
@@ -127,7 +130,11 @@ mod tests {
     fn scrolled_frames_are_split_by_whether_they_painted() {
         let mut stats = FrameStats::default();
         stats.frame(Duration::from_millis(3), 0, 10);
-        assert_eq!(stats.scrolled_frames(), 0, "an unmarked frame is not a scrolled one");
+        assert_eq!(
+            stats.scrolled_frames(),
+            0,
+            "an unmarked frame is not a scrolled one"
+        );
         stats.start_scrolled_frame();
         stats.frame(Duration::from_micros(700), 0, 10);
         stats.start_scrolled_frame();
@@ -135,7 +142,10 @@ mod tests {
         assert_eq!(stats.scrolled_frames(), 2);
         let still = summary(&stats.scrolled_still);
         assert_eq!(still["count"], 1);
-        assert_eq!(still["histogram"][1]["frames"], 1, "0.7 ms falls in 0.5–1 ms");
+        assert_eq!(
+            still["histogram"][1]["frames"], 1,
+            "0.7 ms falls in 0.5–1 ms"
+        );
         assert_eq!(stats.layer_bytes_max, 30);
     }
 }

@@ -25,8 +25,8 @@ use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{FontSet, SpanStyle, TextSystem};
 use crate::units::{Pixels, Point, Rect};
 use chatsurface_model::{NodeRef, Snapshot};
-use std::sync::Arc;
 use lines::LineCache;
+use std::sync::Arc;
 use taffy::prelude::*;
 use transcript::{ListInput, TranscriptLayout};
 

@@ -1,0 +1,394 @@
+//! End-to-end tests of the real window: Xvfb, Mesa's software Vulkan driver (lavapipe) and
+//! real X input from xdotool. They answer a batch and a confirmation with the keymap, close the
+//! window mid-answer and reopen it, and compare a screenshot with `chatsurface render`.
+//!
+//! They need `Xvfb`, `xdotool` and ImageMagick's `import` (`.ci/run` installs them). Where
+//! those are missing the tests say so and pass, except under CI (`CI` set), where a missing
+//! tool is a failure: CI must run them.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("chatsurface-window-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// Whether the tools are here; a missing tool fails under CI and skips elsewhere.
+fn tools_present() -> bool {
+    let missing: Vec<_> = ["Xvfb", "xdotool", "import"]
+        .into_iter()
+        .filter(|tool| !have(tool))
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must run the window tests, but {missing:?} are missing (see .ci/run)"
+    );
+    eprintln!("skipping: {missing:?} not installed (apt-get install xvfb xdotool imagemagick)");
+    false
+}
+
+/// The window tests run one at a time: each starts an X server and a software-rendered
+/// window, and two at once on a small machine only make each other time out.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A private X server.
+struct Display {
+    _turn: std::sync::MutexGuard<'static, ()>,
+    server: Child,
+    name: String,
+    runtime: PathBuf,
+}
+
+impl Display {
+    fn start(label: &str) -> Display {
+        let turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let runtime = scratch(&format!("{label}-runtime"));
+        for number in 60..200 {
+            let number = number + (std::process::id() % 400);
+            if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists()
+                || Path::new(&format!("/tmp/.X{number}-lock")).exists()
+            {
+                continue;
+            }
+            let name = format!(":{number}");
+            let mut server = Command::new("Xvfb")
+                .args([&name, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("Xvfb starts");
+            let started = Instant::now();
+            while started.elapsed() < Duration::from_secs(10) {
+                if Path::new(&format!("/tmp/.X11-unix/X{number}")).exists() {
+                    return Display {
+                        _turn: turn,
+                        server,
+                        name,
+                        runtime,
+                    };
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = server.kill();
+            let _ = server.wait();
+        }
+        panic!("no free X display number for Xvfb");
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command
+            .env("DISPLAY", &self.name)
+            .env_remove("WAYLAND_DISPLAY")
+            .env("XDG_RUNTIME_DIR", &self.runtime);
+        command
+    }
+
+    fn xdotool(&self, args: &[&str]) -> String {
+        let output = self
+            .command("xdotool")
+            .args(args)
+            .output()
+            .expect("xdotool runs");
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
+    /// Sends keys to the focused window, one at a time, giving each a frame to land.
+    fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            self.xdotool(&["key", key]);
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    fn type_text(&self, text: &str) {
+        self.xdotool(&["type", "--delay", "120", text]);
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// A running `chatsurface open`.
+struct Window {
+    child: Child,
+    id: String,
+}
+
+impl Window {
+    fn open(display: &Display, log: &Path, size: &str) -> Window {
+        let data = display.runtime.join("data");
+        let child = display
+            .command(env!("CARGO_BIN_EXE_chatsurface"))
+            .env("CHATSURFACE_DATA_DIR", &data)
+            .args(["open", log.to_str().unwrap(), "--size", size])
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("chatsurface starts");
+        let started = Instant::now();
+        let id = loop {
+            let found = display.xdotool(&["search", "--name", "chatsurface"]);
+            if let Some(id) = found.lines().next().filter(|id| !id.is_empty()) {
+                break id.to_owned();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the window did not appear within a minute"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        // Give the first frame time to be presented, then take the keyboard.
+        std::thread::sleep(Duration::from_millis(1500));
+        display.xdotool(&["windowfocus", "--sync", &id]);
+        display.xdotool(&["mousemove", "5", "5"]);
+        std::thread::sleep(Duration::from_millis(300));
+        Window { child, id }
+    }
+
+    fn wait_for_exit(&mut self) {
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(20) {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                assert!(status.success(), "the window exited with {status}");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("the window did not close within 20 s");
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn events(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+/// Waits until the log holds an event of `kind`, and returns the last one.
+fn wait_for_event(log: &Path, kind: &str) -> Value {
+    let started = Instant::now();
+    loop {
+        if let Some(event) = events(log)
+            .into_iter()
+            .rev()
+            .find(|event| event["type"] == kind)
+        {
+            return event;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no {kind} event in {} after 20 s: {:#?}",
+            log.display(),
+            events(log).last()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn answer<'a>(event: &'a Value, item: &str) -> &'a Value {
+    event["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|answer| answer["item_id"] == item)
+        .unwrap_or_else(|| panic!("no answer for {item} in {event}"))
+}
+
+#[test]
+fn answers_a_batch_and_a_confirmation_with_the_keymap() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("answer");
+    let log = dir.join("session.jsonl");
+    std::fs::copy(fixture("window-answer.jsonl"), &log).unwrap();
+    let display = Display::start("answer");
+    let mut window = Window::open(&display, &log, "1100x800");
+
+    // o: the first open item (Channel); 2 picks Beta; Tab to Platforms; 1 and 3 toggle Linux
+    // and Windows; Tab to Name, which takes typing at once; Tab to Notes; y; Ctrl+Enter.
+    display.keys(&["o", "2", "Tab", "1", "3", "Tab"]);
+    display.type_text("Маяк 2");
+    display.keys(&["Tab", "y", "ctrl+Return"]);
+    let submitted = wait_for_event(&log, "clarification_answer_submitted");
+    assert_eq!(submitted["batch_id"], "b-plan");
+    assert_eq!(
+        answer(&submitted, "q-channel")["selected"],
+        serde_json::json!(["beta"])
+    );
+    assert_eq!(
+        answer(&submitted, "q-platforms")["selected"],
+        serde_json::json!(["linux", "win"])
+    );
+    assert_eq!(answer(&submitted, "q-name")["text"], "Маяк 2");
+    assert_eq!(
+        answer(&submitted, "q-notes")["selected"],
+        serde_json::json!(["yes"])
+    );
+
+    // o: the confirmation, whose comment field takes typing; Ctrl+Backspace declines with it.
+    display.keys(&["o"]);
+    display.type_text("not before Friday");
+    display.keys(&["ctrl+BackSpace"]);
+    let resolved = wait_for_event(&log, "confirmation_resolved");
+    assert_eq!(resolved["confirmation_id"], "c-tag");
+    assert_eq!(resolved["outcome"], "declined");
+    assert_eq!(resolved["comment"], "not before Friday");
+
+    let title = display.xdotool(&["getwindowname", &window.id]);
+    assert!(title.contains("Window e2e"), "title: {title}");
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+    let reopened = chatsurface_model::read_log(&log).expect("the log still opens");
+    assert_eq!(reopened.snapshot.open_questions(), 0);
+}
+
+#[test]
+fn a_draft_typed_before_closing_is_there_after_reopening() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("draft");
+    let log = dir.join("session.jsonl");
+    std::fs::copy(fixture("window-answer.jsonl"), &log).unwrap();
+    let display = Display::start("draft");
+    {
+        let mut window = Window::open(&display, &log, "1100x800");
+        display.keys(&["o", "Tab", "Tab"]);
+        display.type_text("half");
+        // Closing at once, before the debounce: the close itself saves the draft.
+        display.keys(&["ctrl+q"]);
+        window.wait_for_exit();
+    }
+    let draft = wait_for_event(&log, "draft_saved");
+    assert_eq!(answer(&draft, "q-name")["text"], "half");
+
+    let mut window = Window::open(&display, &log, "1100x800");
+    display.keys(&["o", "Tab", "Tab"]);
+    display.type_text(" done");
+    display.keys(&["ctrl+Return"]);
+    let submitted = wait_for_event(&log, "clarification_answer_submitted");
+    assert_eq!(
+        answer(&submitted, "q-name")["text"],
+        "half done",
+        "the restored draft was edited, not replaced"
+    );
+    assert_eq!(answer(&submitted, "q-channel")["skipped"], true);
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}
+
+fn load_rgb(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
+    let pixmap = tiny_skia::Pixmap::load_png(path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let pixels = pixmap
+        .pixels()
+        .iter()
+        .map(|pixel| {
+            let color = pixel.demultiply();
+            [color.red(), color.green(), color.blue()]
+        })
+        .collect();
+    (pixmap.width(), pixmap.height(), pixels)
+}
+
+#[test]
+fn the_window_shows_the_frame_that_render_draws() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("screenshot");
+    let log = dir.join("session.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sessions/deploy-review-en.jsonl"),
+        &log,
+    )
+    .unwrap();
+    let display = Display::start("screenshot");
+    let mut window = Window::open(&display, &log, "1000x700");
+    let shot = dir.join("window.png");
+    let status = display
+        .command("import")
+        .args(["-window", &window.id, shot.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let reference = dir.join("render.png");
+    let rendered = display
+        .command(env!("CARGO_BIN_EXE_chatsurface"))
+        .args([
+            "render",
+            log.to_str().unwrap(),
+            "--width",
+            "1000",
+            "--height",
+            "700",
+            "--out",
+            reference.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(rendered.success());
+    let (width, height, window_pixels) = load_rgb(&shot);
+    let (ref_width, ref_height, reference_pixels) = load_rgb(&reference);
+    assert_eq!(
+        (width, height),
+        (ref_width, ref_height),
+        "the window is 1000×700"
+    );
+    let differing = window_pixels
+        .iter()
+        .zip(&reference_pixels)
+        .filter(|(a, b)| (0..3).any(|channel| a[channel].abs_diff(b[channel]) > 24))
+        .count();
+    let share = differing as f64 / window_pixels.len() as f64;
+    assert!(
+        share < 0.005,
+        "{:.3}% of pixels differ from `chatsurface render` (see {} and {})",
+        share * 100.0,
+        shot.display(),
+        reference.display()
+    );
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}
