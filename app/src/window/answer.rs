@@ -110,7 +110,7 @@ impl Answering {
 
     /// The keymap's context for what has focus now.
     pub fn context(&self, snapshot: &Snapshot) -> KeyContext {
-        if let Some(editor) = &self.editor {
+        if self.editor.is_some() {
             let multiline = match self.focus {
                 Some(AnswerField::Item(item)) => self
                     .batch(snapshot)
@@ -118,7 +118,6 @@ impl Answering {
                 Some(AnswerField::General) => true,
                 _ => false,
             };
-            let _ = editor;
             return KeyContext::Typing {
                 multiline,
                 comment: self.focus == Some(AnswerField::Comment),
@@ -452,8 +451,8 @@ impl Answering {
                     general: response.general,
                 })
             }
-            NodeRef::Confirmation(_) => {
-                Ok(self.resolution(snapshot, ConfirmationOutcome::Accepted))
+            NodeRef::Confirmation(index) => {
+                Ok(self.resolution(snapshot, index, ConfirmationOutcome::Accepted))
             }
             _ => Err("nothing to submit".to_owned()),
         }
@@ -461,18 +460,187 @@ impl Answering {
 
     /// The event that declines a confirmation, with the comment typed so far.
     pub fn decline(&self, snapshot: &Snapshot) -> Option<EventBody> {
-        matches!(self.node, NodeRef::Confirmation(_))
-            .then(|| self.resolution(snapshot, ConfirmationOutcome::Declined))
+        match self.node {
+            NodeRef::Confirmation(index) => {
+                Some(self.resolution(snapshot, index, ConfirmationOutcome::Declined))
+            }
+            _ => None,
+        }
     }
 
-    fn resolution(&self, snapshot: &Snapshot, outcome: ConfirmationOutcome) -> EventBody {
-        let NodeRef::Confirmation(index) = self.node else {
-            unreachable!("only called for confirmations");
-        };
+    fn resolution(
+        &self,
+        snapshot: &Snapshot,
+        index: usize,
+        outcome: ConfirmationOutcome,
+    ) -> EventBody {
         EventBody::ConfirmationResolved {
             confirmation_id: snapshot.confirmations[index].spec.id.clone(),
             outcome,
             comment: Some(self.comment.trim().to_owned()).filter(|comment| !comment.is_empty()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::editor::MemoryClipboard;
+    use chatsurface_compositor::text::{FontSet, TextSystem};
+    use chatsurface_model::read_log;
+
+    fn snapshot() -> Snapshot {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/window-answer.jsonl");
+        read_log(&path).unwrap().snapshot
+    }
+
+    fn fonts() -> TextSystem {
+        TextSystem::new(FontSet::BundledOnly)
+    }
+
+    fn type_text(
+        answering: &mut Answering,
+        snapshot: &Snapshot,
+        text: &str,
+        fonts: &mut TextSystem,
+    ) {
+        let mut clipboard = MemoryClipboard::default();
+        answering.edit(
+            snapshot,
+            EditCommand::Insert(text.into()),
+            fonts.font_system(),
+            &mut clipboard,
+        );
+    }
+
+    #[test]
+    fn a_batch_answered_item_by_item_becomes_one_submission() {
+        let snapshot = snapshot();
+        let mut fonts = fonts();
+        let mut answering =
+            Answering::open(&snapshot, NodeRef::Batch(0), fonts.font_system()).unwrap();
+        assert_eq!(
+            answering.context(&snapshot),
+            KeyContext::ChoiceItem { custom: false }
+        );
+        assert!(answering.pick(&snapshot, 3));
+        assert!(answering.pick(&snapshot, 2), "a single choice is replaced");
+        answering.step(&snapshot, true, fonts.font_system());
+        assert!(answering.pick(&snapshot, 3));
+        assert!(answering.pick(&snapshot, 1));
+        assert!(answering.pick(&snapshot, 3), "a multiple choice toggles");
+        assert!(!answering.pick(&snapshot, 9), "there is no option 9");
+        answering.step(&snapshot, true, fonts.font_system());
+        assert!(answering.is_typing(), "a text item takes typing at once");
+        type_text(&mut answering, &snapshot, "Маяк", &mut fonts);
+        answering.step(&snapshot, true, fonts.font_system());
+        assert_eq!(answering.context(&snapshot), KeyContext::YesNoItem);
+        assert!(answering.yes_no(&snapshot, false));
+        let EventBody::ClarificationAnswerSubmitted {
+            batch_id, answers, ..
+        } = answering.submission(&snapshot).unwrap()
+        else {
+            panic!("a batch submits a clarification answer");
+        };
+        assert_eq!(batch_id.as_str(), "b-plan");
+        let selected = |index: usize| -> Vec<&str> {
+            answers[index]
+                .selected
+                .iter()
+                .map(|id| id.as_str())
+                .collect()
+        };
+        assert_eq!(selected(0), ["beta"]);
+        assert_eq!(selected(1), ["linux"]);
+        assert_eq!(answers[2].text.as_deref(), Some("Маяк"));
+        assert_eq!(selected(3), ["no"]);
+    }
+
+    #[test]
+    fn unanswered_items_are_submitted_as_skipped_and_skip_moves_on() {
+        let snapshot = snapshot();
+        let mut fonts = fonts();
+        let mut answering =
+            Answering::open(&snapshot, NodeRef::Batch(0), fonts.font_system()).unwrap();
+        assert!(answering.skip(&snapshot, fonts.font_system()));
+        assert_eq!(
+            answering.context(&snapshot),
+            KeyContext::ChoiceItem { custom: false }
+        );
+        let EventBody::ClarificationAnswerSubmitted { answers, .. } =
+            answering.submission(&snapshot).unwrap()
+        else {
+            panic!("a batch submits a clarification answer");
+        };
+        assert_eq!(answers.len(), 4);
+        assert!(answers.iter().all(|answer| answer.skipped));
+    }
+
+    #[test]
+    fn drafts_are_offered_once_per_change_and_restored_on_open() {
+        let mut snapshot = snapshot();
+        let mut fonts = fonts();
+        let mut answering =
+            Answering::open(&snapshot, NodeRef::Batch(0), fonts.font_system()).unwrap();
+        assert!(
+            answering.take_draft(&snapshot).is_none(),
+            "nothing typed yet"
+        );
+        answering.pick(&snapshot, 1);
+        let Some(EventBody::DraftSaved { answers, .. }) = answering.take_draft(&snapshot) else {
+            panic!("a change makes a draft");
+        };
+        assert!(answering.take_draft(&snapshot).is_none(), "saved once");
+        snapshot.batches[0].draft = Some(ClarificationResponse {
+            answers,
+            general: None,
+        });
+        let reopened = Answering::open(&snapshot, NodeRef::Batch(0), fonts.font_system()).unwrap();
+        assert_eq!(
+            reopened.view().draft.answers[0].selected[0].as_str(),
+            "stable"
+        );
+        assert_eq!(
+            reopened.view().focus,
+            Some(AnswerField::Item(1)),
+            "focus goes to the first item without an answer"
+        );
+    }
+
+    #[test]
+    fn a_confirmation_types_its_comment_and_declines_with_it() {
+        let snapshot = snapshot();
+        let mut fonts = fonts();
+        let mut answering =
+            Answering::open(&snapshot, NodeRef::Confirmation(0), fonts.font_system()).unwrap();
+        assert_eq!(
+            answering.context(&snapshot),
+            KeyContext::Typing {
+                multiline: false,
+                comment: true
+            }
+        );
+        type_text(&mut answering, &snapshot, "  not yet ", &mut fonts);
+        let Some(EventBody::ConfirmationResolved {
+            outcome, comment, ..
+        }) = answering.decline(&snapshot)
+        else {
+            panic!("a confirmation can be declined");
+        };
+        assert_eq!(outcome, ConfirmationOutcome::Declined);
+        assert_eq!(comment.as_deref(), Some("not yet"));
+        assert!(
+            answering.take_draft(&snapshot).is_none(),
+            "confirmations have no drafts"
+        );
+    }
+
+    #[test]
+    fn only_open_questions_can_be_answered() {
+        let snapshot = snapshot();
+        let mut fonts = fonts();
+        assert!(Answering::open(&snapshot, NodeRef::Message(0), fonts.font_system()).is_none());
+        assert!(Answering::open(&snapshot, NodeRef::Batch(7), fonts.font_system()).is_none());
     }
 }
