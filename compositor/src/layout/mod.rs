@@ -507,6 +507,59 @@ mod tests {
     }
 
     #[test]
+    fn an_answered_card_shows_the_working_answer_and_exposes_its_parts() {
+        use crate::answering::{AnswerField, AnswerView, CardHit, FieldCaret};
+        use crate::test_support::batch;
+        let snapshot = snapshot_from(&[thread("main", None), batch("b", "main")]);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let plain = lay_out(&mut engine, &snapshot, &request());
+        let card = |frame: &FrameLayout| {
+            frame
+                .cards
+                .iter()
+                .find(|card| card.node == NodeRef::Batch(0))
+                .map(|card| card.layout.clone())
+                .unwrap()
+        };
+        assert!(plain.hits.iter().any(|(_, target)| *target
+            == HitTarget::Answer {
+                node: NodeRef::Batch(0),
+                hit: CardHit::Choice { item: 0, option: 1 },
+            }));
+        let mut answering = request();
+        answering.answering = Some(AnswerView {
+            node: NodeRef::Batch(0),
+            focus: Some(AnswerField::Item(0)),
+            editing: Some(FieldCaret::default()),
+            draft: chatsurface_model::ClarificationResponse::default(),
+            comment: String::new(),
+            revision: 1,
+        });
+        let first = lay_out(&mut engine, &snapshot, &answering);
+        assert!(
+            !std::sync::Arc::ptr_eq(&card(&plain), &card(&first)),
+            "answering lays the card out again"
+        );
+        let again = lay_out(&mut engine, &snapshot, &answering);
+        assert!(
+            std::sync::Arc::ptr_eq(&card(&first), &card(&again)),
+            "an unchanged answer reuses the card"
+        );
+        if let Some(view) = &mut answering.answering {
+            view.revision = 2;
+        }
+        let changed = lay_out(&mut engine, &snapshot, &answering);
+        assert!(!std::sync::Arc::ptr_eq(&card(&again), &card(&changed)));
+        let mut closed = request();
+        closed.answering = Some(AnswerView {
+            node: NodeRef::Thread(0),
+            ..answering.answering.clone().unwrap()
+        });
+        let intent = resolve_intent(&snapshot, &closed);
+        assert_eq!(intent.unwrap_err().field, "answering");
+    }
+
+    #[test]
     fn only_the_visible_cards_and_the_overscan_are_laid_out() {
         let snapshot = session(5_000);
         let mut engine = LayoutEngine::new(FontSet::BundledOnly);
