@@ -11,7 +11,8 @@ use crate::intent::Intent;
 use chatsurface_model::{
     BatchStatus, ConfirmationStatus, NodeRef, Snapshot, ThreadKind, ThreadNode, ThreadStatus,
 };
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 /// Messages longer than this many characters fold until expanded.
 pub const FOLD_CHARS: usize = 1200;
@@ -141,17 +142,92 @@ pub struct DeclutteredView<'s> {
     /// The overview rows, in display order.
     pub overview: Vec<OverviewRow>,
     /// The transcript blocks, oldest first.
-    pub transcript: Vec<TranscriptBlock>,
+    pub transcript: Arc<Vec<TranscriptBlock>>,
+    /// Where each shown node is in `transcript`.
+    pub positions: Arc<HashMap<NodeRef, usize>>,
 }
 
-/// Stage two: decides what is shown. `overview_rows` is how many overview rows the frame has
-/// room for (layout knows; see `layout::overview_capacity`).
-pub fn declutter<'s>(
+fn positions_of(blocks: &[TranscriptBlock]) -> HashMap<NodeRef, usize> {
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(index, block)| (block.node, index))
+        .collect()
+}
+
+/// A decluttered transcript and overview, kept for reuse.
+#[derive(Debug)]
+struct CachedView {
+    transcript: Arc<Vec<TranscriptBlock>>,
+    positions: Arc<HashMap<NodeRef, usize>>,
+    overview: Vec<OverviewRow>,
+}
+
+/// What the transcript's blocks depend on: the snapshot (its address and last event), the
+/// thread drilled into and what is unfolded.
+#[derive(Clone, Debug, PartialEq)]
+struct TranscriptKey {
+    snapshot: usize,
+    last_seq: u64,
+    timeline: usize,
+    focus: Option<usize>,
+    expanded: BTreeSet<NodeRef>,
+    overview_rows: usize,
+}
+
+/// The last transcript and overview decluttered, kept while nothing they depend on changes.
+///
+/// Choosing the transcript's blocks and the overview's rows walks the whole timeline (and
+/// measures every message), which on a 100,000-message session costs more than a whole
+/// scrolled frame should. A frame that only scrolls, moves focus or edits an answer changes
+/// none of their inputs, so they are reused; any new event changes `last_seq` and they are
+/// chosen again.
+#[derive(Debug, Default)]
+pub struct TranscriptCache {
+    entry: Option<(TranscriptKey, CachedView)>,
+}
+
+/// Stage two, reusing the transcript from `cache` when its inputs are unchanged.
+pub fn declutter_cached<'s>(
     snapshot: &'s Snapshot,
     intent: &Intent,
     overview_rows: usize,
+    cache: &mut TranscriptCache,
 ) -> DeclutteredView<'s> {
-    let header = HeaderSummary {
+    let key = TranscriptKey {
+        snapshot: std::ptr::from_ref(snapshot) as usize,
+        last_seq: snapshot.last_seq,
+        timeline: snapshot.timeline.len(),
+        focus: intent.focus,
+        expanded: intent.expanded.clone(),
+        overview_rows,
+    };
+    let fresh = cache
+        .entry
+        .as_ref()
+        .is_none_or(|(cached, _)| *cached != key);
+    if fresh {
+        let transcript = transcript_blocks(snapshot, intent);
+        let view = CachedView {
+            positions: Arc::new(positions_of(&transcript)),
+            transcript: Arc::new(transcript),
+            overview: choose_overview_rows(snapshot, intent, overview_rows),
+        };
+        cache.entry = Some((key, view));
+    }
+    let Some((_, view)) = &cache.entry else {
+        return declutter(snapshot, intent, overview_rows);
+    };
+    DeclutteredView {
+        header: header_summary(snapshot, intent),
+        overview: view.overview.clone(),
+        transcript: view.transcript.clone(),
+        positions: view.positions.clone(),
+    }
+}
+
+fn header_summary<'s>(snapshot: &'s Snapshot, intent: &Intent) -> HeaderSummary<'s> {
+    HeaderSummary {
         title: snapshot.title(),
         agent: snapshot
             .session
@@ -164,11 +240,22 @@ pub fn declutter<'s>(
             .iter()
             .map(|&thread| snapshot.threads[thread].spec.title.as_str())
             .collect(),
-    };
+    }
+}
+
+/// Stage two: decides what is shown. `overview_rows` is how many overview rows the frame has
+/// room for (layout knows; see `layout::overview_capacity`).
+pub fn declutter<'s>(
+    snapshot: &'s Snapshot,
+    intent: &Intent,
+    overview_rows: usize,
+) -> DeclutteredView<'s> {
+    let transcript = transcript_blocks(snapshot, intent);
     DeclutteredView {
-        header,
+        header: header_summary(snapshot, intent),
         overview: choose_overview_rows(snapshot, intent, overview_rows),
-        transcript: transcript_blocks(snapshot, intent),
+        positions: Arc::new(positions_of(&transcript)),
+        transcript: Arc::new(transcript),
     }
 }
 
@@ -562,6 +649,7 @@ mod tests {
             },
             overview: view.overview,
             transcript: view.transcript,
+            positions: view.positions,
         }
     }
 
@@ -570,6 +658,36 @@ mod tests {
             .iter()
             .map(|block| (block.node, block.presentation))
             .collect()
+    }
+
+    #[test]
+    fn the_transcript_is_reused_until_the_snapshot_or_the_focus_changes() {
+        let events = [thread("main", None), message("m0", "main", "start")];
+        let mut snapshot = snapshot_from(&events);
+        let mut cache = TranscriptCache::default();
+        let intent = resolve_intent(&snapshot, &IntentRequest::default()).unwrap();
+        let first = declutter_cached(&snapshot, &intent, ROWS, &mut cache).transcript;
+        let again = declutter_cached(&snapshot, &intent, ROWS, &mut cache).transcript;
+        assert!(
+            Arc::ptr_eq(&first, &again),
+            "nothing changed: the same blocks"
+        );
+        let mut expanded = IntentRequest::default();
+        expanded.expanded.insert(NodeRef::Message(0));
+        let intent_expanded = resolve_intent(&snapshot, &expanded).unwrap();
+        let unfolded = declutter_cached(&snapshot, &intent_expanded, ROWS, &mut cache).transcript;
+        assert!(!Arc::ptr_eq(&again, &unfolded));
+        snapshot = snapshot_from(&[
+            events[0].clone(),
+            events[1].clone(),
+            message("m1", "main", "more"),
+        ]);
+        let grown = declutter_cached(&snapshot, &intent, ROWS, &mut cache).transcript;
+        assert_eq!(
+            grown.len(),
+            first.len() + 1,
+            "a new event chooses the blocks again"
+        );
     }
 
     #[test]

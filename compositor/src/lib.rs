@@ -26,7 +26,7 @@ pub mod units;
 mod test_support;
 
 use chatsurface_model::Snapshot;
-use declutter::declutter;
+use declutter::{declutter_cached, TranscriptCache};
 use intent::{resolve_intent, IntentError, IntentRequest, ScrollAnchor};
 use layout::{FrameLayout, LayoutEngine};
 use render::{Rasterizer, TinySkiaRasterizer};
@@ -52,6 +52,7 @@ pub struct FrameInfo {
 #[derive(Debug)]
 pub struct ChatSurfaceCompositor {
     layout: LayoutEngine,
+    transcript: TranscriptCache,
     rasterizer: TinySkiaRasterizer,
 }
 
@@ -60,6 +61,7 @@ impl ChatSurfaceCompositor {
     pub fn new(fonts: FontSet) -> ChatSurfaceCompositor {
         ChatSurfaceCompositor {
             layout: LayoutEngine::new(fonts),
+            transcript: TranscriptCache::default(),
             rasterizer: TinySkiaRasterizer::default(),
         }
     }
@@ -71,7 +73,12 @@ impl ChatSurfaceCompositor {
         request: &IntentRequest,
     ) -> Result<(FrameLayout, FrameInfo), IntentError> {
         let intent = resolve_intent(snapshot, request)?;
-        let view = declutter(snapshot, &intent, layout::overview_capacity(&intent));
+        let view = declutter_cached(
+            snapshot,
+            &intent,
+            layout::overview_capacity(&intent),
+            &mut self.transcript,
+        );
         let frame = self.layout.layout(snapshot, &view, &intent);
         let info = FrameInfo {
             anchor: frame.anchor,
@@ -107,7 +114,12 @@ impl ChatSurfaceCompositor {
         delta: Pixels,
     ) -> Result<ScrollAnchor, IntentError> {
         let intent = resolve_intent(snapshot, request)?;
-        let view = declutter(snapshot, &intent, layout::overview_capacity(&intent));
+        let view = declutter_cached(
+            snapshot,
+            &intent,
+            layout::overview_capacity(&intent),
+            &mut self.transcript,
+        );
         Ok(self.layout.scroll(snapshot, &view, &intent, delta))
     }
 

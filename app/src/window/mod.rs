@@ -294,13 +294,19 @@ impl WindowApp {
             .layers
             .draw_list(&surface.gpu, &frame, scale, &highlights);
         let background = layers::premultiplied(palette.background);
+        let prepared = started.elapsed();
         if let Err(error) = surface.gpu.present(background.map(f64::from), &items) {
             self.status = Some(error);
         }
         drop(items);
         let window = surface.window.clone();
-        let elapsed = started.elapsed();
-        self.stats.frame(elapsed, painted, surface.layers.bytes());
+        let presented = started.elapsed();
+        self.stats.frame(
+            prepared,
+            presented - prepared,
+            painted,
+            surface.layers.bytes(),
+        );
         if let Some(pressed) = self.key_pressed_at.take() {
             self.stats.key_to_present(pressed.elapsed());
         }

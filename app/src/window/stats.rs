@@ -19,6 +19,7 @@ pub struct FrameStats {
     next_is_key: bool,
     scrolled_still: Vec<f64>,
     scrolled_painting: Vec<f64>,
+    scrolled_present: Vec<f64>,
     keys: Vec<f64>,
     layer_bytes_max: u64,
 }
@@ -75,10 +76,13 @@ impl FrameStats {
         self.next_is_key = true;
     }
 
-    /// Records a presented frame: its CPU time, the layers it painted, the layers' bytes.
-    pub fn frame(&mut self, cpu: Duration, painted: usize, layer_bytes: u64) {
+    /// Records a presented frame: the CPU time to prepare it (layout, repaints, the draw
+    /// list), the time the present call took (with a software driver, the GPU's work too),
+    /// the layers it painted and the layers' bytes.
+    pub fn frame(&mut self, cpu: Duration, present: Duration, painted: usize, layer_bytes: u64) {
         self.layer_bytes_max = self.layer_bytes_max.max(layer_bytes);
         if std::mem::take(&mut self.next_is_scrolled) {
+            self.scrolled_present.push(present.as_secs_f64() * 1000.0);
             let ms = cpu.as_secs_f64() * 1000.0;
             if painted == 0 {
                 self.scrolled_still.push(ms);
@@ -112,6 +116,7 @@ impl FrameStats {
             "adapter": adapter,
             "scrolled_frames_without_repaint": summary(&self.scrolled_still),
             "scrolled_frames_that_painted_a_card": summary(&self.scrolled_painting),
+            "scrolled_frames_present_call": summary(&self.scrolled_present),
             "key_press_to_present": summary(&self.keys),
             "layer_texture_bytes_max": self.layer_bytes_max,
             "peak_rss_bytes": peak_rss_bytes(),
@@ -129,16 +134,16 @@ mod tests {
     #[test]
     fn scrolled_frames_are_split_by_whether_they_painted() {
         let mut stats = FrameStats::default();
-        stats.frame(Duration::from_millis(3), 0, 10);
+        stats.frame(Duration::from_millis(3), Duration::ZERO, 0, 10);
         assert_eq!(
             stats.scrolled_frames(),
             0,
             "an unmarked frame is not a scrolled one"
         );
         stats.start_scrolled_frame();
-        stats.frame(Duration::from_micros(700), 0, 10);
+        stats.frame(Duration::from_micros(700), Duration::ZERO, 0, 10);
         stats.start_scrolled_frame();
-        stats.frame(Duration::from_millis(5), 2, 30);
+        stats.frame(Duration::from_millis(5), Duration::ZERO, 2, 30);
         assert_eq!(stats.scrolled_frames(), 2);
         let still = summary(&stats.scrolled_still);
         assert_eq!(still["count"], 1);

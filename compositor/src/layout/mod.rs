@@ -187,6 +187,7 @@ impl LayoutEngine {
         let list = ListInput {
             snapshot,
             blocks: &view.transcript,
+            positions: &view.positions,
             region: regions.transcript,
             style: &style,
             answering: intent.answering.as_ref(),
@@ -319,6 +320,7 @@ impl LayoutEngine {
         let list = ListInput {
             snapshot,
             blocks: &view.transcript,
+            positions: &view.positions,
             region: regions.transcript,
             style: &intent.style,
             answering: intent.answering.as_ref(),

@@ -15,6 +15,7 @@ use crate::text::TextSystem;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, Rect};
 use chatsurface_model::{NodeRef, Snapshot};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Extra height laid out beyond each edge of the viewport, so a small scroll finds its cards
@@ -68,6 +69,8 @@ pub struct ListInput<'a> {
     pub snapshot: &'a Snapshot,
     /// The decluttered transcript.
     pub blocks: &'a [TranscriptBlock],
+    /// Where each node is in `blocks`.
+    pub positions: &'a HashMap<NodeRef, usize>,
     /// The transcript's region of the frame.
     pub region: Rect,
     /// Colours and sizes.
@@ -164,10 +167,9 @@ impl TranscriptLayout {
         let (blocks, region, gap) = (list.blocks, list.region, list.style.metrics.card_gap);
         let start = match anchor {
             ScrollAnchor::Bottom => None,
-            ScrollAnchor::Block { block, offset } => blocks
-                .iter()
-                .position(|candidate| candidate.node == block)
-                .map(|index| (index, offset)),
+            ScrollAnchor::Block { block, offset } => {
+                list.positions.get(&block).map(|&index| (index, offset))
+            }
         };
         let mut placed: Vec<PlacedCard> = Vec::new();
         let pinned_to_bottom = match start {
