@@ -26,7 +26,7 @@ use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
@@ -196,6 +196,8 @@ struct Progress {
     written: u64,
     /// Bytes an fsync has made durable; never more than `written`, never goes back.
     synced: u64,
+    /// Whether an fsync is running; callers that need one meanwhile wait for it to end.
+    syncing: bool,
     /// Why the log stopped taking events: an fsync failed, so what follows `synced` may be
     /// lost, whatever the page cache says.
     failed: Option<String>,
@@ -208,9 +210,8 @@ struct Durability {
     path: PathBuf,
     file: File,
     progress: Mutex<Progress>,
-    /// Held by the one appender running an fsync; the others queue here, and most find, when
-    /// they get it, that the fsync they waited through covered their bytes too.
-    leader: Mutex<()>,
+    /// Signalled whenever an fsync ends, waking every caller waiting for one at once.
+    fsync_ended: Condvar,
     /// Makes the next fsync fail, to test what a failed fsync leaves behind.
     #[cfg(test)]
     fail_next_sync: std::sync::atomic::AtomicBool,
@@ -231,6 +232,14 @@ impl Durability {
         }
         self.file.sync_data()
     }
+
+    fn error(&self, message: &str) -> LogError {
+        LogError {
+            path: self.path.clone(),
+            line: None,
+            message: message.to_owned(),
+        }
+    }
 }
 
 /// A place in a log: everything written before it is acknowledged only once an fsync has
@@ -248,61 +257,53 @@ impl SyncPoint {
     }
 
     /// Returns once an fsync that began after this point was written has returned, running
-    /// that fsync itself when no other caller is. Blocking.
+    /// that fsync itself when none is running. Blocking.
     ///
     /// Callers that queue up while one fsync runs are covered by the next one together, so
     /// concurrent appenders share fsyncs (group commit). An error means the bytes before this
     /// point may not be on disk: the fsync failed, now or earlier, and the log takes no more
     /// events (see [`LogWriter::discard_unsynced`]).
     pub fn sync(&self) -> Result<(), LogError> {
-        if let Some(settled) = self.settled() {
-            return settled;
-        }
-        let _leader = lock(&self.log.leader);
-        if let Some(settled) = self.settled() {
-            return settled;
-        }
-        // Everything written so far, not only this point: the fsync covers it all anyway.
-        let target = self.log.progress().written;
-        let result = self.log.fsync();
-        let mut progress = self.log.progress();
-        match result {
-            Ok(()) => {
-                // `target >= self.end`: this point was written before the writer handed it out.
-                progress.synced = progress.synced.max(target);
-                Ok(())
+        let log = &self.log;
+        let mut progress = log.progress();
+        loop {
+            if progress.synced >= self.end {
+                return Ok(());
             }
-            Err(io) => {
-                let message = format!(
-                    "cannot make the log durable: fsync failed ({}); the events after byte {} \
-                     are not acknowledged and are cut off, and the log takes no more events \
-                     until it is opened again",
-                    io_reason(&io),
-                    progress.synced
-                );
-                progress.failed = Some(message.clone());
-                Err(LogError {
-                    path: self.log.path.clone(),
-                    line: None,
-                    message,
-                })
+            if let Some(message) = &progress.failed {
+                return Err(log.error(message));
             }
+            if progress.syncing {
+                // That fsync may have begun before this point was written; once it ends, look
+                // again, and run the next one if it did not cover this point.
+                progress = log
+                    .fsync_ended
+                    .wait(progress)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
+            // Everything written so far, not only this point: the fsync covers it all anyway,
+            // and `target >= self.end`, since this point was written before it was handed out.
+            let target = progress.written;
+            progress.syncing = true;
+            drop(progress);
+            let result = log.fsync();
+            progress = log.progress();
+            progress.syncing = false;
+            match result {
+                Ok(()) => progress.synced = progress.synced.max(target),
+                Err(io) => {
+                    progress.failed = Some(format!(
+                        "cannot make the log durable: fsync failed ({}); the events after byte \
+                         {} are not acknowledged and are cut off, and the log takes no more \
+                         events until it is opened again",
+                        io_reason(&io),
+                        progress.synced
+                    ));
+                }
+            }
+            log.fsync_ended.notify_all();
         }
-    }
-
-    /// `Some` when this point is known durable, or known never to be.
-    fn settled(&self) -> Option<Result<(), LogError>> {
-        let progress = self.log.progress();
-        if progress.synced >= self.end {
-            return Some(Ok(()));
-        }
-        progress.failed.as_ref().map(|message| {
-            Err(LogError {
-                path: self.log.path.clone(),
-                line: None,
-                message: message.clone(),
-            })
-        })
     }
 }
 
@@ -373,9 +374,10 @@ impl LogWriter {
             progress: Mutex::new(Progress {
                 written: loaded.intact_len,
                 synced: loaded.intact_len,
+                syncing: false,
                 failed: None,
             }),
-            leader: Mutex::new(()),
+            fsync_ended: Condvar::new(),
             #[cfg(test)]
             fail_next_sync: std::sync::atomic::AtomicBool::new(false),
         });
