@@ -460,8 +460,11 @@ impl LogWriter {
             text.push_str(&event.to_line());
             text.push('\n');
             if let Err(fold) = self.snapshot.apply(event.clone()) {
-                // Nothing reached the file; only the snapshot took the events before this one.
-                self.reload();
+                // Nothing reached the file, and a refused event leaves the snapshot as it was;
+                // only the events of this call before it must be taken back out.
+                if !written.is_empty() {
+                    self.reload();
+                }
                 return Err(self.error(fold.to_string()));
             }
             written.push(event);
