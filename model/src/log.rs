@@ -5,8 +5,8 @@
 //! line anywhere else is an error that names the file, the line and what is wrong. This module
 //! owns the file; the rules about what events mean belong to the fold.
 //!
-//! An fsync costs about a millisecond, far more than folding and writing a line, so appenders
-//! share them (group commit). Each appender folds and writes its lines in turn, under the
+//! An fsync costs a quarter of a millisecond on a quiet disk and several on a busy one, far
+//! more than folding and writing a line, so appenders share them (group commit). Each appender folds and writes its lines in turn, under the
 //! writer's lock, so seq numbers and the rules stay in order; then, with the lock released, it
 //! waits at its [`SyncPoint`] until an fsync that began after its lines were written has
 //! returned. One appender runs that fsync and it covers every line written so far, so the
