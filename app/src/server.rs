@@ -2,7 +2,9 @@
 //!
 //! Agents open dialogs and mirror their sessions; the operator lists and answers what waits.
 //! Every request that changes something is answered only after its event is fsynced (the
-//! store sees to that), and a request that is refused writes nothing. A dialog holds its
+//! store sees to that), a request that is refused writes nothing, and what a response shows
+//! of a session (a snapshot, what is pending, an answer) is read with
+//! `LiveSession::read_durable` or `wait_for`, so it too is fsynced. A dialog holds its
 //! connection until the question is settled: answered, expired at its timeout, or withdrawn
 //! when the client goes away, the server shuts down or the integration is removed. This module
 //! owns routing, authentication and waiting; the rules of the dialog contract are in
@@ -382,7 +384,8 @@ async fn open_dialog(
                 append(&session, vec![close]).await?;
             }
             session
-                .read(|snapshot| settled(snapshot, node))
+                .read_durable(|snapshot| settled(snapshot, node))
+                .await
                 .unwrap_or(DialogAnswer::Withdrawn)
         }
         Some(answer) => answer,
@@ -399,7 +402,8 @@ async fn session_snapshot(
     caller(&state, &headers)?;
     let session = state.store.get(&sid).map_err(store_error)?;
     session
-        .read(|snapshot| serde_json::to_value(snapshot))
+        .read_durable(|snapshot| serde_json::to_value(snapshot))
+        .await
         .map(Json)
         .map_err(|error| ApiError::new(500, "internal", error.to_string()))
 }
@@ -446,12 +450,14 @@ async fn list_pending(
     headers: HeaderMap,
 ) -> Result<Json<Value>, ApiError> {
     operator(&state, &headers)?;
-    let mut entries: Vec<(String, Value)> = state
-        .store
-        .all()
-        .iter()
-        .flat_map(|(id, session)| session.read(|snapshot| pending_entries(id, snapshot)))
-        .collect();
+    let mut entries: Vec<(String, Value)> = Vec::new();
+    for (id, session) in state.store.all() {
+        entries.extend(
+            session
+                .read_durable(|snapshot| pending_entries(&id, snapshot))
+                .await,
+        );
+    }
     entries.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(Json(
         json!({"pending": entries.into_iter().map(|(_, entry)| entry).collect::<Vec<_>>()}),
@@ -827,7 +833,7 @@ fn batch_outcome(snapshot: &Snapshot, batch_id: &chatsurface_model::BatchId) -> 
 
 /// Waits up to `wait` (forever when `None`) for a batch to settle.
 async fn await_batch(
-    session: &LiveSession,
+    session: &Arc<LiveSession>,
     batch_id: chatsurface_model::BatchId,
     wait: Option<f64>,
 ) -> Value {

@@ -6,11 +6,31 @@
 //! acknowledges survives a crash. Appended events are broadcast to subscribers (waiting
 //! dialogs, event streams). This module owns the files and the fan-out; it knows nothing of
 //! HTTP, tokens or dialogs.
+//!
+//! Appends to one session share fsyncs (group commit, see `chatsurface_model::LogWriter`):
+//! each request folds and writes its events under the session's lock, releases it, and waits
+//! for an fsync that covers its lines, so requests that arrive while one fsync runs are made
+//! durable together by the next. Two rules keep that invisible to clients:
+//!
+//! - Events are broadcast only once fsynced, and in log order: written events wait in a queue
+//!   until an fsync covers them, and whoever finds them covered sends them.
+//! - The snapshot under the lock is that of everything *written*, so it can be ahead of the
+//!   disk by the group whose fsync is running. That is what an append must build on (ids and
+//!   rules follow the log), and [`LiveSession::read`] gives it for deciding what to write.
+//!   Whatever is shown to a client ([`LiveSession::read_durable`], [`LiveSession::wait_for`])
+//!   waits until everything the read saw is fsynced, so no client learns of an event, such as
+//!   an answer, that a crash could still take back.
+//!
+//! If an fsync fails, every request it did not cover is refused, the log and its snapshot are
+//! cut back to what was fsynced, the events that were not are never broadcast, and the
+//! session takes no more events until the server opens its log again.
 
-use chatsurface_model::{read_log, Event, EventBody, LogError, LogWriter, Session, Snapshot};
-use std::collections::BTreeMap;
+use chatsurface_model::{
+    read_log, Event, EventBody, LogError, LogWriter, Session, Snapshot, SyncPoint,
+};
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::sync::broadcast;
 
@@ -55,9 +75,19 @@ pub fn validate_session_id(id: &str) -> Result<(), StoreError> {
 #[derive(Debug)]
 pub struct LiveSession {
     writer: Mutex<LogWriter>,
+    /// Events written but not yet broadcast, in log order, each batch with the point an fsync
+    /// must reach before it may be sent.
+    unsent: Mutex<VecDeque<(SyncPoint, Vec<Event>)>>,
     events: broadcast::Sender<Event>,
     /// Written as `session_started` ahead of the first events, if the log has none yet.
     start: Session,
+}
+
+/// Locks a mutex whose holder may have panicked. A panic while holding the writer cannot
+/// leave it half-changed (LogWriter rolls back its own failures), nor the queue of unsent
+/// events (it is changed by whole pushes and pops), so a poisoned value is still consistent.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl LiveSession {
@@ -65,17 +95,14 @@ impl LiveSession {
         let (events, _) = broadcast::channel(BROADCAST_CAPACITY);
         LiveSession {
             writer: Mutex::new(writer),
+            unsent: Mutex::new(VecDeque::new()),
             events,
             start,
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, LogWriter> {
-        // A panic while holding the lock cannot leave the writer half-changed: LogWriter rolls
-        // back its own failures, so the poisoned value is still consistent.
-        self.writer
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.writer)
     }
 
     /// Folds, writes and fsyncs events, then tells subscribers. Blocking (fsync): call it from
@@ -86,31 +113,60 @@ impl LiveSession {
 
     /// Builds events from the snapshot and appends them under one lock, so what `build` reads
     /// (the next free id, whether a thread is open yet) cannot change before they are written.
+    /// The lock is released before the fsync, which this call shares with any other appends
+    /// waiting for one; it returns once its events are fsynced and broadcast. Blocking.
     pub fn append_with<E: From<StoreError>>(
         &self,
         build: impl FnOnce(&Snapshot) -> Result<Vec<EventBody>, E>,
     ) -> Result<Vec<Event>, E> {
-        let mut writer = self.lock();
-        let mut bodies = build(writer.snapshot())?;
-        // A new session's log starts with the session, but only once there is something to
-        // write: a refused first request leaves no trace.
-        if !bodies.is_empty() && writer.snapshot().session.is_none() {
-            bodies.insert(
-                0,
-                EventBody::SessionStarted {
-                    session: self.start.clone(),
-                },
-            );
-        }
-        let written = writer
-            .append_all(bodies)
+        let (written, point) = {
+            let mut writer = self.lock();
+            let mut bodies = build(writer.snapshot())?;
+            // A new session's log starts with the session, but only once there is something
+            // to write: a refused first request leaves no trace.
+            if !bodies.is_empty() && writer.snapshot().session.is_none() {
+                bodies.insert(
+                    0,
+                    EventBody::SessionStarted {
+                        session: self.start.clone(),
+                    },
+                );
+            }
+            let (written, point) = writer
+                .append_all_unsynced(bodies)
+                .map_err(|error| E::from(StoreError::from(error)))?;
+            if !written.is_empty() {
+                // Queued under the writer's lock, so the queue is in log order.
+                lock(&self.unsent).push_back((point.clone(), written.clone()));
+            }
+            (written, point)
+        };
+        self.settle(&point)
             .map_err(|error| E::from(StoreError::from(error)))?;
-        drop(writer);
-        for event in &written {
-            // No subscriber is not an error: nobody is waiting.
-            let _ = self.events.send(event.clone());
-        }
         Ok(written)
+    }
+
+    /// Waits until `point` is fsynced (running the fsync if no one else is), then broadcasts
+    /// every queued event that is now durable, in log order. After a failed fsync, cuts the
+    /// session back to what is durable and drops the events that are not, unsent. Blocking.
+    fn settle(&self, point: &SyncPoint) -> Result<(), LogError> {
+        let result = point.sync();
+        {
+            let mut unsent = lock(&self.unsent);
+            while unsent.front().is_some_and(|(queued, _)| queued.is_synced()) {
+                let (_, events) = unsent.pop_front().expect("checked above");
+                for event in events {
+                    // No subscriber is not an error: nobody is waiting.
+                    let _ = self.events.send(event);
+                }
+            }
+        }
+        if result.is_err() {
+            // Nothing is synced after a failed fsync, so whatever is still queued is lost.
+            self.lock().discard_unsynced();
+            lock(&self.unsent).clear();
+        }
+        result
     }
 
     /// Folds, writes and fsyncs one event (see [`LiveSession::append_all`]).
@@ -121,32 +177,77 @@ impl LiveSession {
             .expect("append_all returns one event per body"))
     }
 
-    /// Reads the snapshot.
+    /// Reads the snapshot of everything written, which may include events whose fsync is
+    /// still running: use it to decide what to write, not to tell a client what happened
+    /// (that is [`LiveSession::read_durable`]).
     pub fn read<R>(&self, read: impl FnOnce(&Snapshot) -> R) -> R {
         read(self.lock().snapshot())
     }
 
-    /// A stream of the events appended from now on.
+    /// Reads the snapshot and returns once everything the read saw is fsynced, so the result
+    /// may be shown to a client. Usually nothing is in flight and it returns at once;
+    /// otherwise it waits for (or runs) the fsync of the group in flight. If that fsync
+    /// fails, it reads again what is left.
+    pub async fn read_durable<R>(self: &Arc<Self>, read: impl Fn(&Snapshot) -> R) -> R {
+        loop {
+            let (value, point) = self.read_at(&read);
+            if self.durable(point).await {
+                return value;
+            }
+        }
+    }
+
+    /// Reads the snapshot, with the point an fsync must reach before the result is durable.
+    fn read_at<R>(&self, read: impl FnOnce(&Snapshot) -> R) -> (R, SyncPoint) {
+        let writer = self.lock();
+        (read(writer.snapshot()), writer.sync_point())
+    }
+
+    /// Whether `point` is fsynced, waiting for it on a blocking thread when it is not yet;
+    /// false when the fsync failed (the session is then cut back to what is durable).
+    async fn durable(self: &Arc<Self>, point: SyncPoint) -> bool {
+        if point.is_synced() {
+            return true;
+        }
+        let (session, waiting) = (self.clone(), point.clone());
+        let settled = match tokio::task::spawn_blocking(move || session.settle(&waiting)).await {
+            Ok(settled) => settled,
+            // No blocking thread to be had (the runtime is shutting down): wait right here.
+            Err(_) => self.settle(&point),
+        };
+        settled.is_ok()
+    }
+
+    /// A stream of the events appended from now on, each sent once fsynced, in log order.
     pub fn subscribe(&self) -> broadcast::Receiver<Event> {
         self.events.subscribe()
     }
 
     /// Waits until `settled` finds what it looks for in the snapshot, or `timeout` passes.
-    /// Subscribes before the first look, so an event landing in between is not missed.
+    /// Subscribes before the first look, so an event landing in between is not missed; what
+    /// it finds is returned only once fsynced, like [`LiveSession::read_durable`].
     pub async fn wait_for<T>(
-        &self,
+        self: &Arc<Self>,
         timeout: Duration,
         settled: impl Fn(&Snapshot) -> Option<T>,
     ) -> Option<T> {
         let mut events = self.subscribe();
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
-            if let Some(found) = self.read(&settled) {
-                return Some(found);
+            // Only a find must be durable: "not yet" is safe to act on as it stands.
+            let (found, point) = self.read_at(&settled);
+            if let Some(found) = found {
+                if self.durable(point).await {
+                    return Some(found);
+                }
+                // The fsync failed and the session was cut back: look again.
+                continue;
             }
             match tokio::time::timeout_at(deadline, events.recv()).await {
                 Err(_) => return None,
-                Ok(Err(broadcast::error::RecvError::Closed)) => return self.read(&settled),
+                Ok(Err(broadcast::error::RecvError::Closed)) => {
+                    return self.read_durable(&settled).await
+                }
                 Ok(_) => {}
             }
         }
@@ -369,5 +470,107 @@ mod tests {
             })
             .await;
         assert_eq!(found, None);
+    }
+
+    #[test]
+    fn concurrent_appends_are_broadcast_once_fsynced_in_log_order() {
+        let store = SessionStore::open(&temp_dir("concurrent")).unwrap();
+        let session = store.get_or_create("s", "S").unwrap();
+        session.append(topic("t")).unwrap();
+        let mut events = session.subscribe();
+        let acknowledged: Vec<Event> = std::thread::scope(|scope| {
+            let appenders: Vec<_> = (0..8)
+                .map(|appender| {
+                    let session = &session;
+                    scope.spawn(move || {
+                        let mut mine = Vec::new();
+                        for index in 0..30 {
+                            // Every fourth append of every appender names no open thread.
+                            let thread = if index % 4 == 3 { "missing" } else { "t" };
+                            let body = EventBody::MessageAppended {
+                                message: MessageSpec {
+                                    id: format!("m{appender}-{index}").as_str().into(),
+                                    thread_id: thread.into(),
+                                    role: Role::Agent,
+                                    text: "x".into(),
+                                },
+                            };
+                            match session.append(body) {
+                                Ok(event) => mine.push(event),
+                                Err(error) => assert!(
+                                    index % 4 == 3
+                                        && error.to_string().contains("names no opened thread"),
+                                    "{error}"
+                                ),
+                            }
+                        }
+                        mine
+                    })
+                })
+                .collect();
+            appenders
+                .into_iter()
+                .flat_map(|appender| appender.join().unwrap())
+                .collect()
+        });
+        assert_eq!(acknowledged.len(), 8 * 23);
+        let mut broadcast = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            broadcast.push(event);
+        }
+        let mut expected = acknowledged;
+        expected.sort_by_key(|event| event.seq);
+        assert_eq!(
+            broadcast.iter().map(|event| event.seq).collect::<Vec<_>>(),
+            expected.iter().map(|event| event.seq).collect::<Vec<_>>(),
+            "each acknowledged event is broadcast once, in log order"
+        );
+        let reread = store.reread("s").unwrap();
+        let on_disk: Vec<&str> = reread
+            .messages
+            .iter()
+            .map(|message| message.spec.id.as_str())
+            .collect();
+        let sent: Vec<String> = expected
+            .iter()
+            .map(|event| match &event.body {
+                EventBody::MessageAppended { message } => message.id.to_string(),
+                other => panic!("only messages were appended: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            on_disk, sent,
+            "every acknowledged event is on disk, once, in order"
+        );
+        assert_eq!(
+            serde_json::to_value(&reread).unwrap(),
+            session.read(|snapshot| serde_json::to_value(snapshot).unwrap()),
+            "the log folds to the live snapshot"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_durable_read_waits_for_the_fsync_of_what_it_saw() {
+        let store = SessionStore::open(&temp_dir("durable")).unwrap();
+        let session = store.get_or_create("s", "S").unwrap();
+        session.append(topic("t")).unwrap();
+        let mut events = session.subscribe();
+        // The first half of an append: written and queued, its fsync not run yet.
+        {
+            let mut writer = session.lock();
+            let (written, point) = writer.append_all_unsynced([topic("u")]).unwrap();
+            lock(&session.unsent).push_back((point, written));
+        }
+        assert!(!session.lock().sync_point().is_synced());
+        assert!(events.try_recv().is_err(), "not broadcast before its fsync");
+        let threads = session
+            .read_durable(|snapshot| snapshot.threads.len())
+            .await;
+        assert_eq!(threads, 2, "the read saw the written event");
+        assert!(
+            session.lock().sync_point().is_synced(),
+            "and returned only once it was fsynced"
+        );
+        assert_eq!(events.try_recv().unwrap().seq, 3, "which also sent it");
     }
 }

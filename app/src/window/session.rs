@@ -2,8 +2,8 @@
 //!
 //! The log is the canonical store. Agents (or `chatsurface serve`) may append to it while the
 //! window is open, so the window looks for new whole lines a few times a second and folds
-//! them; before it appends the human's own events (drafts, answers) it folds what others wrote
-//! first, so its sequence numbers follow theirs. Every append is fsynced before the window
+//! them; every append (drafts, answers) folds what others wrote first, under the log's file
+//! lock, so its sequence numbers follow theirs. Every append is fsynced before the window
 //! treats it as done. This module owns the file; it knows nothing of drawing or keys.
 
 use crate::error::AppError;
@@ -49,9 +49,9 @@ impl SessionLog {
             .map_err(|error| error.to_string())
     }
 
-    /// Appends the human's events (after folding what others wrote), fsynced.
+    /// Appends the human's events, fsynced. The writer folds what others wrote first, under
+    /// the log's file lock, so the window's sequence numbers follow theirs.
     pub fn append(&mut self, bodies: Vec<EventBody>) -> Result<(), String> {
-        self.follow()?;
         self.writer
             .append_all(bodies)
             .map(drop)
