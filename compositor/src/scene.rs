@@ -131,6 +131,69 @@ impl Scene {
         overlay
     }
 
+    /// The smallest rectangle that holds everything the scene paints (clips applied), and a
+    /// scene of that size with everything moved so the rectangle's corner is the origin. A
+    /// backend keeps a small overlay as a small layer this way. `None` when nothing paints.
+    pub fn cropped_to_content(&self) -> Option<(Rect, Scene)> {
+        let painted = self
+            .quads
+            .iter()
+            .map(|quad| quad.bounds.intersect(&quad.clip))
+            .chain(self.texts.iter().map(|run| {
+                Rect {
+                    x: run.origin.x,
+                    y: run.origin.y,
+                    width: run.text.width,
+                    height: run.text.height,
+                }
+                .intersect(&run.clip)
+            }))
+            .filter(|rect| !rect.is_empty());
+        let bounds = painted.reduce(|a, b| {
+            let x = a.x.min(b.x);
+            let y = a.y.min(b.y);
+            Rect {
+                x,
+                y,
+                width: a.right().max(b.right()) - x,
+                height: a.bottom().max(b.bottom()) - y,
+            }
+        })?;
+        // Whole logical pixels, so the layer lands on the same device pixels as the frame's.
+        let x = Pixels(bounds.x.0.floor());
+        let y = Pixels(bounds.y.0.floor());
+        let bounds = Rect {
+            x,
+            y,
+            width: Pixels((bounds.right().0.ceil() - x.0).max(1.0)),
+            height: Pixels((bounds.bottom().0.ceil() - y.0).max(1.0)),
+        };
+        let (dx, dy) = (Pixels::ZERO - bounds.x, Pixels::ZERO - bounds.y);
+        let mut cropped = Scene::new(bounds.width, bounds.height, self.background);
+        cropped.quads = self
+            .quads
+            .iter()
+            .map(|quad| Quad {
+                bounds: quad.bounds.translate(dx, dy),
+                clip: quad.clip.translate(dx, dy),
+                ..*quad
+            })
+            .collect();
+        cropped.texts = self
+            .texts
+            .iter()
+            .map(|run| TextRun {
+                origin: Point {
+                    x: run.origin.x + dx,
+                    y: run.origin.y + dy,
+                },
+                clip: run.clip.translate(dx, dy),
+                ..run.clone()
+            })
+            .collect();
+        Some((bounds, cropped))
+    }
+
     /// Whether the scene paints nothing over its background.
     pub fn is_empty(&self) -> bool {
         self.quads.is_empty() && self.texts.is_empty()

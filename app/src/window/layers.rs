@@ -29,7 +29,7 @@ struct CardLayer {
 pub struct RetainedLayers {
     scale_bits: u32,
     chrome: Option<(u64, LayerTexture)>,
-    overlay: Option<(u64, LayerTexture)>,
+    overlay: Option<(u64, Rect, LayerTexture)>,
     cards: HashMap<usize, CardLayer>,
     frame: u64,
 }
@@ -73,15 +73,17 @@ impl RetainedLayers {
             self.chrome = Some((chrome_print, gpu.upload(&pixmap)));
             painted += 1;
         }
-        if overlay.is_empty() {
-            self.overlay = None;
-        } else {
-            let print = overlay.fingerprint();
-            if self.overlay.as_ref().is_none_or(|(old, _)| *old != print) {
-                let pixmap = compositor.paint_scene(&overlay, scale);
-                self.overlay = Some((print, gpu.upload(&pixmap)));
+        let print = overlay.fingerprint();
+        if self
+            .overlay
+            .as_ref()
+            .is_none_or(|(old, _, _)| *old != print)
+        {
+            self.overlay = overlay.cropped_to_content().map(|(bounds, cropped)| {
                 painted += 1;
-            }
+                let pixmap = compositor.paint_scene(&cropped, scale);
+                (print, bounds, gpu.upload(&pixmap))
+            });
         }
         let width = frame.regions.transcript.width;
         for card in &frame.cards {
@@ -117,7 +119,7 @@ impl RetainedLayers {
             + self
                 .overlay
                 .iter()
-                .map(|(_, texture)| texture.bytes())
+                .map(|(_, _, texture)| texture.bytes())
                 .sum::<u64>()
             + self
                 .cards
@@ -198,8 +200,18 @@ impl RetainedLayers {
                 });
             }
         }
-        if let Some((_, overlay)) = &self.overlay {
-            items.push(whole(overlay));
+        if let Some((_, bounds, overlay)) = &self.overlay {
+            items.push(DrawItem {
+                layer: overlay,
+                rect: [
+                    device(bounds.x.0),
+                    device(bounds.y.0),
+                    overlay.width as f32,
+                    overlay.height as f32,
+                ],
+                color: white,
+                scissor: None,
+            });
         }
         items
     }

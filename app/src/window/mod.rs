@@ -308,7 +308,9 @@ impl WindowApp {
             surface.layers.bytes(),
         );
         if let Some(pressed) = self.key_pressed_at.take() {
-            self.stats.key_to_present(pressed.elapsed());
+            let to_present = pressed.elapsed();
+            self.stats
+                .key_to_present(to_present.saturating_sub(presented - prepared), to_present);
         }
         self.shown = ShownFrame {
             cards: frame

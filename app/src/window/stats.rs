@@ -21,6 +21,7 @@ pub struct FrameStats {
     scrolled_painting: Vec<f64>,
     scrolled_present: Vec<f64>,
     keys: Vec<f64>,
+    keys_before_present: Vec<f64>,
     layer_bytes_max: u64,
 }
 
@@ -92,10 +93,13 @@ impl FrameStats {
         }
     }
 
-    /// Records the time from a key press to the frame that shows it.
-    pub fn key_to_present(&mut self, elapsed: Duration) {
+    /// Records the time from a key press to the frame that shows it: until the frame was
+    /// ready to present (the app's own work), and until the present call returned.
+    pub fn key_to_present(&mut self, until_prepared: Duration, until_presented: Duration) {
         if std::mem::take(&mut self.next_is_key) {
-            self.keys.push(elapsed.as_secs_f64() * 1000.0);
+            self.keys_before_present
+                .push(until_prepared.as_secs_f64() * 1000.0);
+            self.keys.push(until_presented.as_secs_f64() * 1000.0);
         }
     }
 
@@ -117,6 +121,7 @@ impl FrameStats {
             "scrolled_frames_without_repaint": summary(&self.scrolled_still),
             "scrolled_frames_that_painted_a_card": summary(&self.scrolled_painting),
             "scrolled_frames_present_call": summary(&self.scrolled_present),
+            "key_press_to_frame_ready": summary(&self.keys_before_present),
             "key_press_to_present": summary(&self.keys),
             "layer_texture_bytes_max": self.layer_bytes_max,
             "peak_rss_bytes": peak_rss_bytes(),
