@@ -37,6 +37,9 @@ pub const MAX_BODY_BYTES: usize = 1 << 20;
 /// The thread of a session that holds its integration's dialogs.
 pub const DIALOG_THREAD: &str = "dialogs";
 
+/// How often the server folds what other writers appended to its logs.
+const FOLLOW_INTERVAL: std::time::Duration = std::time::Duration::from_millis(200);
+
 /// What every handler shares.
 #[derive(Debug, Clone)]
 pub struct ApiState {
@@ -633,8 +636,29 @@ pub async fn serve(
     }
     let unix = tokio::net::UnixListener::bind(&listen.socket)?;
     std::fs::set_permissions(&listen.socket, std::fs::Permissions::from_mode(0o600))?;
+    let following = state.store.clone();
     let app = router(state);
     let stopping = stop_sender.subscribe();
+    // Other writers (the window, a second process) may append to the same logs: fold what
+    // they wrote a few times a second, so questions they answer are settled here too.
+    let mut follow_until = stop_sender.subscribe();
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(FOLLOW_INTERVAL);
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {
+                    let store = following.clone();
+                    let _ = tokio::task::spawn_blocking(move || store.follow_all()).await;
+                }
+                changed = follow_until.changed() => {
+                    if changed.is_err() || *follow_until.borrow() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+
     let until_stopped = |mut receiver: watch::Receiver<bool>| async move {
         let _ = receiver.wait_for(|stopping| *stopping).await;
     };

@@ -169,6 +169,16 @@ impl LiveSession {
         result
     }
 
+    /// Folds what other writers (the window, another process) appended to the log since the
+    /// last look, and tells subscribers; returns how many events that was. Blocking (reads).
+    pub fn follow(&self) -> Result<usize, StoreError> {
+        let events = self.lock().catch_up()?;
+        for event in &events {
+            let _ = self.events.send(event.clone());
+        }
+        Ok(events.len())
+    }
+
     /// Folds, writes and fsyncs one event (see [`LiveSession::append_all`]).
     pub fn append(&self, body: EventBody) -> Result<Event, StoreError> {
         let mut written = self.append_all(vec![body])?;
@@ -339,6 +349,16 @@ impl SessionStore {
         let session = Arc::new(LiveSession::new(LogWriter::open(&self.path_of(id))?, start));
         sessions.insert(id.to_owned(), session.clone());
         Ok(session)
+    }
+
+    /// Lets every session fold what other writers appended to its log (see
+    /// [`LiveSession::follow`]); a session whose log cannot be read is named on stderr.
+    pub fn follow_all(&self) {
+        for (id, session) in self.all() {
+            if let Err(error) = session.follow() {
+                eprintln!("warning: session {id}: {error}");
+            }
+        }
     }
 
     /// Every session, by id.

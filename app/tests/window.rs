@@ -109,6 +109,16 @@ impl Display {
         command
     }
 
+    /// `chatsurface` with this display's private data directory and API socket.
+    fn chatsurface(&self) -> Command {
+        let mut command = self.command(env!("CARGO_BIN_EXE_chatsurface"));
+        command
+            .env("CHATSURFACE_DATA_DIR", self.runtime.join("data"))
+            .env("CHATSURFACE_SOCKET", self.runtime.join("api.sock"))
+            .env_remove("CHATSURFACE_TOKEN");
+        command
+    }
+
     fn xdotool(&self, args: &[&str]) -> String {
         let output = self
             .command("xdotool")
@@ -147,11 +157,13 @@ struct Window {
 
 impl Window {
     fn open(display: &Display, log: &Path, size: &str) -> Window {
-        let data = display.runtime.join("data");
+        Window::start(display, &["open", log.to_str().unwrap(), "--size", size])
+    }
+
+    fn start(display: &Display, args: &[&str]) -> Window {
         let child = display
-            .command(env!("CARGO_BIN_EXE_chatsurface"))
-            .env("CHATSURFACE_DATA_DIR", &data)
-            .args(["open", log.to_str().unwrap(), "--size", size])
+            .chatsurface()
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -389,6 +401,67 @@ fn the_window_shows_the_frame_that_render_draws() {
         shot.display(),
         reference.display()
     );
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}
+
+#[test]
+fn the_window_alone_serves_the_api_and_an_agents_question_is_answered_in_it() {
+    if !tools_present() {
+        return;
+    }
+    let display = Display::start("serve");
+    let mut window = Window::start(&display, &["open", "--size", "1000x700"]);
+    let started = Instant::now();
+    while !display.runtime.join("api.sock").exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no API socket");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let title = display.xdotool(&["getwindowname", &window.id]);
+    assert!(
+        title.contains("ADR-0031"),
+        "a new store opens the demo: {title}"
+    );
+    let added = display
+        .chatsurface()
+        .args(["integration", "add", "deploy", "--dialogs"])
+        .output()
+        .unwrap();
+    assert!(added.status.success());
+    let token = String::from_utf8(added.stdout).unwrap().trim().to_owned();
+    let ask = display
+        .chatsurface()
+        .env("CHATSURFACE_TOKEN", &token)
+        .args([
+            "ask",
+            "deploy",
+            "Deploy 4.12 to production?",
+            "--accept",
+            "Deploy",
+            "--decline",
+            "Wait",
+            "--timeout",
+            "60s",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The window moves to the session the question arrived in.
+    let started = Instant::now();
+    loop {
+        let title = display.xdotool(&["getwindowname", &window.id]);
+        if title.starts_with("deploy") && title.contains("1 confirmation") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the question did not show: {title}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    display.keys(&["o", "ctrl+Return"]);
+    let output = ask.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "ask exits 0 when accepted");
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
 }

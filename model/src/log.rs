@@ -410,11 +410,11 @@ impl LogWriter {
     }
 
     /// Folds the whole lines that another writer appended since this writer last wrote or
-    /// looked, and returns how many events they held. A line still being written (no newline
+    /// looked, and returns their events. A line still being written (no newline
     /// yet) is left for the next look. Appends call it (under the file lock) before they
     /// write, so this writer's sequence numbers follow the others'; a reader that follows a
     /// growing log calls it to see what is new.
-    pub fn catch_up(&mut self) -> Result<usize, LogError> {
+    pub fn catch_up(&mut self) -> Result<Vec<Event>, LogError> {
         use std::os::unix::fs::FileExt;
         let end = self
             .log
@@ -423,14 +423,14 @@ impl LogWriter {
             .map_err(|io| self.error(format!("cannot read the log: {}", io_reason(&io))))?
             .len();
         if end <= self.len {
-            return Ok(0);
+            return Ok(Vec::new());
         }
         let mut bytes = vec![0; usize::try_from(end - self.len).unwrap_or(usize::MAX)];
         self.log
             .file
             .read_exact_at(&mut bytes, self.len)
             .map_err(|io| self.error(format!("cannot read the log: {}", io_reason(&io))))?;
-        let mut folded = 0;
+        let mut folded = Vec::new();
         let mut offset = 0usize;
         while let Some(end) = memchr::memchr(b'\n', &bytes[offset..]) {
             let raw = &bytes[offset..offset + end];
@@ -450,9 +450,9 @@ impl LogWriter {
                 Some(ParsedLine::Unknown { seq }) => self.snapshot.skip_unknown(seq),
                 Some(ParsedLine::Known(event)) => {
                     self.snapshot
-                        .apply(*event)
+                        .apply((*event).clone())
                         .map_err(|fold| self.error(format!("the line at byte {at}: {fold}")))?;
-                    folded += 1;
+                    folded.push(*event);
                 }
             }
             offset += end + 1;
@@ -752,11 +752,11 @@ mod tests {
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         let partial = message_line(5, "m3");
         file.write_all(&partial.as_bytes()[..10]).unwrap();
-        assert_eq!(window.catch_up().unwrap(), 1);
+        assert_eq!(window.catch_up().unwrap().len(), 1);
         assert_eq!(window.snapshot().messages.len(), 2);
         file.write_all(&partial.as_bytes()[10..]).unwrap();
         file.write_all(b"\n").unwrap();
-        assert_eq!(window.catch_up().unwrap(), 1);
+        assert_eq!(window.catch_up().unwrap().len(), 1);
         let written = window.append(message("m4")).unwrap();
         assert_eq!(
             written.seq, 6,

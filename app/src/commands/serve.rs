@@ -8,15 +8,9 @@ use crate::store::SessionStore;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// Runs the API until SIGINT or SIGTERM.
-pub fn run(listen: Option<SocketAddr>) -> Result<(), AppError> {
-    if let Some(address) = listen {
-        if !address.ip().is_loopback() {
-            return Err(AppError::Usage(format!(
-                "--listen {address}: only loopback addresses (127.0.0.0/8, ::1) are allowed"
-            )));
-        }
-    }
+/// Opens the store and the token store, makes the operator token if missing and withdraws
+/// questions left open by a server that died: what a server does before it listens.
+fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
     let data = data_dir();
     let store =
         Arc::new(SessionStore::open(&data).map_err(|error| AppError::BadInput(error.to_string()))?);
@@ -29,6 +23,81 @@ pub fn run(listen: Option<SocketAddr>) -> Result<(), AppError> {
     if withdrawn > 0 {
         eprintln!("withdrew {withdrawn} question(s) left open by a previous server");
     }
+    Ok((store, tokens))
+}
+
+/// The API served in-process beside the window; dropping it shuts the server down (waiting
+/// questions are withdrawn, as when `serve` stops).
+#[derive(Debug)]
+pub struct InProcessServer {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for InProcessServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts the API on its socket in a background thread, unless another server already
+/// listens there (then `Ok(None)`: agents reach that one, and the window follows the log).
+pub fn start_in_process() -> Result<Option<InProcessServer>, AppError> {
+    let socket = socket_path();
+    if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+        eprintln!(
+            "the API is already served on {} (chatsurface serve); the window follows its logs",
+            socket.display()
+        );
+        return Ok(None);
+    }
+    let (store, tokens) = open_store()?;
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|error| AppError::CannotCreate(format!("cannot start the runtime: {error}")))?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("chatsurface-api".to_owned())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let (stop_sender, stop_receiver) = tokio::sync::watch::channel(false);
+                let state = ApiState::new(store, tokens, stop_receiver);
+                let listen = Listen {
+                    socket: socket.clone(),
+                    tcp: None,
+                };
+                let stop = async {
+                    let _ = stopped.await;
+                };
+                if let Err(error) = serve(state, stop_sender, listen, stop).await {
+                    eprintln!(
+                        "error: the API cannot serve on {}: {error}",
+                        socket.display()
+                    );
+                }
+            });
+        })
+        .map_err(|error| AppError::CannotCreate(format!("cannot start the API thread: {error}")))?;
+    Ok(Some(InProcessServer {
+        stop: Some(stop),
+        thread: Some(thread),
+    }))
+}
+
+/// Runs the API until SIGINT or SIGTERM.
+pub fn run(listen: Option<SocketAddr>) -> Result<(), AppError> {
+    if let Some(address) = listen {
+        if !address.ip().is_loopback() {
+            return Err(AppError::Usage(format!(
+                "--listen {address}: only loopback addresses (127.0.0.0/8, ::1) are allowed"
+            )));
+        }
+    }
+    let (store, tokens) = open_store()?;
     let socket = socket_path();
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|error| AppError::CannotCreate(format!("cannot start the runtime: {error}")))?;

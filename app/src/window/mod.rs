@@ -47,6 +47,8 @@ pub use session::default_session;
 const DRAFT_DEBOUNCE: Duration = Duration::from_millis(700);
 /// How often the log is checked for events others appended.
 const FOLLOW_INTERVAL: Duration = Duration::from_millis(150);
+/// How often the store is checked for a more recently written session.
+const STORE_INTERVAL: Duration = Duration::from_millis(700);
 /// Logical pixels one wheel notch or arrow line scrolls.
 const LINE: f32 = 48.0;
 
@@ -65,6 +67,10 @@ pub struct WindowOptions {
     pub bench_frames: Option<usize>,
     /// Where the benchmark writes its statistics (JSON).
     pub stats: Option<PathBuf>,
+    /// The store's data directory, when the window follows the store: it then moves to the
+    /// session written most recently (an agent's new question) whenever the human is not in
+    /// the middle of an answer.
+    pub follow_store: Option<PathBuf>,
 }
 
 /// Opens the window and runs until it is closed.
@@ -139,6 +145,7 @@ struct WindowApp {
     status: Option<String>,
     title: String,
     next_follow: Instant,
+    next_store_look: Instant,
     key_pressed_at: Option<Instant>,
     stats: FrameStats,
     failure: Option<AppError>,
@@ -168,6 +175,7 @@ impl WindowApp {
             status: None,
             title: String::new(),
             next_follow: Instant::now(),
+            next_store_look: Instant::now() + STORE_INTERVAL,
             key_pressed_at: None,
             stats: FrameStats::default(),
             failure: None,
@@ -722,6 +730,36 @@ impl WindowApp {
         }
     }
 
+    /// Moves to the store's most recently written session, if it is another one and the human
+    /// is not answering.
+    fn follow_store(&mut self) {
+        let Some(data) = &self.options.follow_store else {
+            return;
+        };
+        if self.answering.is_some() {
+            return;
+        }
+        let Some(newest) = session::newest_session(data) else {
+            return;
+        };
+        if newest == self.session.path() {
+            return;
+        }
+        match SessionLog::open(&newest) {
+            Ok(session) => {
+                self.session = session;
+                self.thread_focus = None;
+                self.scroll = ScrollAnchor::Bottom;
+                self.pending_scroll = 0.0;
+                self.focused_card = None;
+                self.hovered = None;
+                self.expanded.clear();
+                self.redraw_soon();
+            }
+            Err(error) => self.status = Some(error.to_string()),
+        }
+    }
+
     fn bench_step(&mut self, event_loop: &ActiveEventLoop) {
         let Some(frames) = self.options.bench_frames else {
             return;
@@ -953,6 +991,10 @@ impl ApplicationHandler for WindowApp {
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         let now = Instant::now();
+        if now >= self.next_store_look {
+            self.follow_store();
+            self.next_store_look = now + STORE_INTERVAL;
+        }
         if now >= self.next_follow {
             self.follow();
             self.next_follow = now + FOLLOW_INTERVAL;

@@ -41,11 +41,16 @@ impl SessionLog {
         self.writer.snapshot()
     }
 
+    /// The log's path.
+    pub fn path(&self) -> &Path {
+        self.writer.path()
+    }
+
     /// Folds what others appended since the last look; returns whether anything was new.
     pub fn follow(&mut self) -> Result<bool, String> {
         self.writer
             .catch_up()
-            .map(|count| count > 0)
+            .map(|events| !events.is_empty())
             .map_err(|error| error.to_string())
     }
 
@@ -59,26 +64,29 @@ impl SessionLog {
     }
 }
 
+/// The store's most recently written session log, if any.
+pub fn newest_session(data_dir: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(data_dir.join("sessions")).ok()?;
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry
+                .path()
+                .extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
+        .max()
+        .map(|(_, path)| path)
+}
+
 /// The log `chatsurface` opens with no arguments: the store's most recently written session,
 /// or, when there is none yet, the bundled demo written into the store as `demo`.
 pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
-    let sessions = data_dir.join("sessions");
-    let newest = std::fs::read_dir(&sessions).ok().and_then(|entries| {
-        entries
-            .filter_map(Result::ok)
-            .filter(|entry| {
-                entry
-                    .path()
-                    .extension()
-                    .is_some_and(|extension| extension == "jsonl")
-            })
-            .filter_map(|entry| Some((entry.metadata().ok()?.modified().ok()?, entry.path())))
-            .max()
-            .map(|(_, path)| path)
-    });
-    if let Some(path) = newest {
+    if let Some(path) = newest_session(data_dir) {
         return Ok(path);
     }
+    let sessions = data_dir.join("sessions");
     std::fs::create_dir_all(&sessions)
         .map_err(|error| AppError::CannotCreate(format!("{}: {error}", sessions.display())))?;
     let demo = sessions.join("demo.jsonl");
