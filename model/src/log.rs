@@ -769,16 +769,7 @@ mod tests {
     fn writer_refuses_a_rule_breaking_event_and_writes_nothing() {
         let path = temp_log("refuse");
         let mut writer = LogWriter::open(&path).unwrap();
-        writer
-            .append(EventBody::ThreadOpened {
-                thread: ThreadSpec {
-                    id: "t1".into(),
-                    parent: None,
-                    title: "Main".into(),
-                    kind: ThreadKind::Topic,
-                },
-            })
-            .unwrap();
+        open_topic(&mut writer);
         let before = std::fs::read(&path).unwrap();
         let orphan = EventBody::MessageAppended {
             message: MessageSpec {
