@@ -346,15 +346,6 @@ impl LogWriter {
             line: None,
             message,
         };
-        let loaded = if path.exists() {
-            read_log(path)?
-        } else {
-            LoadedLog {
-                snapshot: Snapshot::default(),
-                warnings: Vec::new(),
-                intact_len: 0,
-            }
-        };
         let file = OpenOptions::new()
             .create(true)
             .read(true)
@@ -366,6 +357,12 @@ impl LogWriter {
                     io_reason(&io)
                 ))
             })?;
+        // Other writers hold the file lock while they write a line, so under it a line
+        // without its newline is really torn (a crash mid-write), never one being written.
+        file.lock()
+            .map_err(|io| fail(format!("cannot lock the log: {}", io_reason(&io))))?;
+        let unlock = Unlock(&file);
+        let loaded = read_log(path)?;
         let on_disk = file.metadata().map_err(|io| fail(io_reason(&io)))?.len();
         if on_disk > loaded.intact_len {
             file.set_len(loaded.intact_len)
@@ -377,6 +374,7 @@ impl LogWriter {
                     ))
                 })?;
         }
+        drop(unlock);
         let log = Arc::new(Durability {
             path: path.to_owned(),
             file,
@@ -714,6 +712,31 @@ mod tests {
         let reread = read_log(&path).unwrap();
         assert!(reread.warnings.is_empty());
         assert_eq!(reread.snapshot.messages[0].spec.id.as_str(), "m9");
+    }
+
+    #[test]
+    fn opening_a_log_while_another_writer_appends_cuts_nothing() {
+        let path = temp_log("open-while-writing");
+        std::fs::write(&path, HEAD).unwrap();
+        let writing = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut writer = LogWriter::open(&path).unwrap();
+                for index in 0..400 {
+                    writer.append(message(&format!("w{index}"))).unwrap();
+                }
+            })
+        };
+        while !writing.is_finished() {
+            drop(LogWriter::open(&path).unwrap());
+        }
+        writing.join().unwrap();
+        let loaded = read_log(&path).unwrap();
+        assert_eq!(
+            loaded.snapshot.messages.len(),
+            400,
+            "every acknowledged line is kept"
+        );
     }
 
     #[test]
