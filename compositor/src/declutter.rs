@@ -329,14 +329,7 @@ fn transcript_blocks(snapshot: &Snapshot, intent: &Intent) -> Vec<TranscriptBloc
 fn open_questions_by_thread(snapshot: &Snapshot) -> Vec<Vec<NodeRef>> {
     let mut by_thread = vec![Vec::new(); snapshot.threads.len()];
     for entry in &snapshot.timeline {
-        let open = match entry.node {
-            NodeRef::Batch(index) => snapshot.batches[index].status == BatchStatus::Open,
-            NodeRef::Confirmation(index) => {
-                snapshot.confirmations[index].status == ConfirmationStatus::Pending
-            }
-            _ => false,
-        };
-        if open {
+        if snapshot.is_open_question(entry.node) {
             by_thread[entry.thread].push(entry.node);
         }
     }

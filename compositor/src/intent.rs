@@ -166,22 +166,7 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         })?),
     };
     if let Some(view) = &request.answering {
-        let open = match view.node {
-            NodeRef::Batch(index) => snapshot
-                .batches
-                .get(index)
-                .is_some_and(|batch| batch.status == chatsurface_model::BatchStatus::Open),
-            NodeRef::Confirmation(index) => {
-                snapshot
-                    .confirmations
-                    .get(index)
-                    .is_some_and(|confirmation| {
-                        confirmation.status == chatsurface_model::ConfirmationStatus::Pending
-                    })
-            }
-            _ => false,
-        };
-        if !open {
+        if !snapshot.is_open_question(view.node) {
             return Err(IntentError {
                 field: "answering",
                 reason: "only an open batch or confirmation can be answered".to_owned(),

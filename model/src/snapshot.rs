@@ -127,6 +127,23 @@ impl Snapshot {
             .sum()
     }
 
+    /// Whether a node is a question still waiting for the human: an open batch or a pending
+    /// confirmation.
+    pub fn is_open_question(&self, node: NodeRef) -> bool {
+        match node {
+            NodeRef::Batch(index) => self
+                .batches
+                .get(index)
+                .is_some_and(|batch| batch.status == crate::clarification::BatchStatus::Open),
+            NodeRef::Confirmation(index) => {
+                self.confirmations.get(index).is_some_and(|confirmation| {
+                    confirmation.status == crate::confirmation::ConfirmationStatus::Pending
+                })
+            }
+            _ => false,
+        }
+    }
+
     /// The parent of a thread, as an index.
     pub fn parent_of(&self, thread: usize) -> Option<usize> {
         self.threads[thread].parent_index

@@ -11,8 +11,8 @@ use super::editor::{Clipboard, EditCommand, FieldEditor};
 use super::keymap::KeyContext;
 use chatsurface_compositor::answering::{AnswerField, AnswerView};
 use chatsurface_model::{
-    validate_response, AnswerKind, BatchSpec, BatchStatus, ClarificationResponse,
-    ConfirmationOutcome, ConfirmationStatus, EventBody, ItemAnswer, NodeRef, OptionId, Snapshot,
+    validate_response, AnswerKind, BatchSpec, ClarificationResponse, ConfirmationOutcome,
+    EventBody, ItemAnswer, NodeRef, OptionId, Snapshot,
 };
 use cosmic_text::FontSystem;
 
@@ -28,26 +28,11 @@ pub struct Answering {
     unsaved: bool,
 }
 
-/// Whether a node is a question still waiting for the human.
-pub fn is_open_question(snapshot: &Snapshot, node: NodeRef) -> bool {
-    match node {
-        NodeRef::Batch(index) => snapshot
-            .batches
-            .get(index)
-            .is_some_and(|batch| batch.status == BatchStatus::Open),
-        NodeRef::Confirmation(index) => snapshot
-            .confirmations
-            .get(index)
-            .is_some_and(|confirmation| confirmation.status == ConfirmationStatus::Pending),
-        _ => false,
-    }
-}
-
 impl Answering {
     /// Starts answering an open question, from its saved draft if it has one. Focus goes to
     /// the first item without an answer (a confirmation's comment field, if it takes one).
     pub fn open(snapshot: &Snapshot, node: NodeRef, fonts: &mut FontSystem) -> Option<Answering> {
-        if !is_open_question(snapshot, node) {
+        if !snapshot.is_open_question(node) {
             return None;
         }
         let mut answering = Answering {

@@ -16,7 +16,7 @@ mod session;
 mod stats;
 
 use crate::error::AppError;
-use answer::{is_open_question, Answering};
+use answer::Answering;
 use chatsurface_compositor::answering::{AnswerField, CardHit};
 use chatsurface_compositor::intent::{IntentRequest, ScrollAnchor, Viewport, VIEWPORT_RANGE};
 use chatsurface_compositor::layout::{FrameRegions, HitTarget};
@@ -226,7 +226,7 @@ impl WindowApp {
         if self
             .answering
             .as_ref()
-            .is_some_and(|answering| !is_open_question(snapshot, answering.node()))
+            .is_some_and(|answering| !snapshot.is_open_question(answering.node()))
         {
             self.answering = None;
         }
@@ -420,7 +420,7 @@ impl WindowApp {
             .timeline
             .iter()
             .map(|entry| entry.node)
-            .filter(|node| is_open_question(snapshot, *node))
+            .filter(|node| snapshot.is_open_question(*node))
             .collect();
         if open.is_empty() {
             self.status = Some("no open questions".to_owned());
@@ -546,7 +546,7 @@ impl WindowApp {
                 let Some(node) = self.focused_card else {
                     return;
                 };
-                if is_open_question(snapshot, node) {
+                if snapshot.is_open_question(node) {
                     self.start_answering(node);
                 } else if let Some(thread) = thread_of(snapshot, node) {
                     self.thread_focus = Some(snapshot.threads[thread].spec.id.clone());
@@ -667,7 +667,7 @@ impl WindowApp {
             }
             Some(HitTarget::Block(node)) => {
                 self.focused_card = Some(node);
-                if is_open_question(snapshot, node) {
+                if snapshot.is_open_question(node) {
                     self.start_answering(node);
                 }
             }
