@@ -369,16 +369,6 @@ impl SessionStore {
             .collect()
     }
 
-    /// The most recently written session log, if any (what the window opens by default).
-    pub fn most_recent(&self) -> Option<PathBuf> {
-        self.all()
-            .into_iter()
-            .map(|(id, _)| self.path_of(&id))
-            .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
-            .max()
-            .map(|(_, path)| path)
-    }
-
     /// Reads a session's log from disk again (to check what survived, in tests and tools).
     pub fn reread(&self, id: &str) -> Result<Snapshot, StoreError> {
         Ok(read_log(&self.path_of(id))?.snapshot)

@@ -194,11 +194,6 @@ impl Scene {
         Some((bounds, cropped))
     }
 
-    /// Whether the scene paints nothing over its background.
-    pub fn is_empty(&self) -> bool {
-        self.quads.is_empty() && self.texts.is_empty()
-    }
-
     /// A hash of everything the scene paints. Shaped text is identified by its `Arc`, which
     /// layout's caches keep stable while the text is unchanged, so equal fingerprints on
     /// consecutive frames mean equal pixels and the painted layer can be kept.
