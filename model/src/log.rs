@@ -335,6 +335,8 @@ pub struct LogWriter {
     /// Bytes of whole lines written (durable or not); `Progress::written` follows it.
     len: u64,
     log: Arc<Durability>,
+    /// What opening the log found worth saying (a torn last line, cut off).
+    open_warnings: Vec<String>,
 }
 
 impl LogWriter {
@@ -393,7 +395,14 @@ impl LogWriter {
             snapshot: loaded.snapshot,
             len: loaded.intact_len,
             log,
+            open_warnings: loaded.warnings,
         })
+    }
+
+    /// What opening the log found worth telling the user, such as a torn last line that was
+    /// cut off, so a caller need not read the log a second time to learn it.
+    pub fn open_warnings(&self) -> &[String] {
+        &self.open_warnings
     }
 
     /// The snapshot of everything written so far, which may include lines whose fsync is
@@ -707,6 +716,8 @@ mod tests {
         let path = temp_log("torn");
         std::fs::write(&path, format!("{HEAD}{}", &message_line(3, "m1")[..30])).unwrap();
         let mut writer = LogWriter::open(&path).unwrap();
+        assert_eq!(writer.open_warnings().len(), 1, "the cut is reported");
+        assert!(writer.open_warnings()[0].contains("cut short"));
         let event = writer.append(message("m9")).unwrap();
         assert_eq!(event.seq, 3);
         let reread = read_log(&path).unwrap();

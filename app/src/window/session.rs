@@ -7,7 +7,7 @@
 //! treats it as done. This module owns the file; it knows nothing of drawing or keys.
 
 use crate::error::AppError;
-use chatsurface_model::{read_log, EventBody, LogWriter, Snapshot};
+use chatsurface_model::{EventBody, LogWriter, Snapshot};
 use std::path::{Path, PathBuf};
 
 /// The bundled demo session, shown to a new user who has no session yet.
@@ -28,12 +28,11 @@ impl SessionLog {
                 path.display()
             )));
         }
-        for warning in read_log(path)?.warnings {
+        let writer = LogWriter::open(path)?;
+        for warning in writer.open_warnings() {
             eprintln!("warning: {warning}");
         }
-        Ok(SessionLog {
-            writer: LogWriter::open(path)?,
-        })
+        Ok(SessionLog { writer })
     }
 
     /// The folded session.
