@@ -1,40 +1,62 @@
 //! The local API under load, over a real unix socket: 1,000 sequential ask → answer round
-//! trips (a dialog opened by an integration, answered by the operator at once), and how many
-//! events per second the API ingests (sequential and with 16 concurrent clients).
+//! trips (a dialog opened by an integration, answered by the operator the moment it shows on
+//! the session's event stream), and how many events per second the API ingests.
 //!
-//! Each round trip writes and fsyncs two events (the question and the answer) before it
-//! completes; the numbers are the API's overhead with a human who answers instantly.
+//! Every event is fsynced before the request that wrote it is answered, so the numbers are
+//! the API's overhead with a human who answers instantly and a disk that really syncs.
+//! Ingestion is measured four ways: one request per event from one client and from 16
+//! concurrent clients, each with a new connection per request (as `chatsurface ask` and a
+//! shell `curl` do) and over kept-alive connections (as an agent's HTTP client does), and in
+//! batches of 100 events per request (`POST /v1/sessions/{sid}/events`).
+//!
+//! By default the server runs in this process. With `CHATSURFACE_BENCH_WINDOW=1` and a
+//! display, the bench starts the real window (`chatsurface open --size 1920x1080` on a fresh
+//! data dir, which serves the API in-process) on the session it writes to, so every number is
+//! taken while that window follows and renders the growing session.
 
 use chatsurface::auth::TokenStore;
 use chatsurface::server::{serve, ApiState, Listen};
 use chatsurface::store::SessionStore;
-use chatsurface_model::EventBody;
+use chatsurface_model::{EventBody, ThreadKind, ThreadSpec};
 use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{header, Method, Request};
+use hyper::body::{Bytes, Incoming};
+use hyper::client::conn::http1::SendRequest;
+use hyper::{header, Method, Request, Response};
 use hyper_util::rt::TokioIo;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const ROUND_TRIPS: usize = 1_000;
-const INGESTED: usize = 4_000;
+const INGESTED: usize = 8_000;
 const CLIENTS: usize = 16;
+const PER_BATCH: usize = 100;
+/// The session the bench writes to: the integration's own, where its dialogs appear.
+const SESSION: &str = "bench";
 
-async fn request(
-    socket: &Path,
+/// One HTTP/1.1 connection over the socket.
+async fn connect(socket: &Path) -> SendRequest<Full<Bytes>> {
+    let stream = tokio::net::UnixStream::connect(socket)
+        .await
+        .expect("the server listens");
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("handshake");
+    tokio::spawn(connection);
+    sender
+}
+
+/// Sends one request on a connection and returns the response, its body not read yet.
+async fn send(
+    sender: &mut SendRequest<Full<Bytes>>,
     method: Method,
     path: &str,
     token: &str,
     body: String,
-) -> (u16, Bytes) {
-    let stream = tokio::net::UnixStream::connect(socket)
-        .await
-        .expect("the server listens");
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .expect("handshake");
-    tokio::spawn(connection);
+) -> Response<Incoming> {
+    sender.ready().await.expect("the connection is open");
     let request = Request::builder()
         .method(method)
         .uri(path)
@@ -43,63 +65,204 @@ async fn request(
         .header(header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(body)))
         .expect("a valid request");
-    let response = sender.send_request(request).await.expect("an answer");
+    sender.send_request(request).await.expect("an answer")
+}
+
+/// Sends one request on a connection and reads the whole answer.
+async fn exchange(
+    sender: &mut SendRequest<Full<Bytes>>,
+    method: Method,
+    path: &str,
+    token: &str,
+    body: String,
+) -> (u16, Bytes) {
+    let response = send(sender, method, path, token, body).await;
     let status = response.status().as_u16();
-    (
-        status,
-        response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes(),
-    )
+    let body = response.into_body().collect().await.expect("a body");
+    (status, body.to_bytes())
 }
 
 fn percentile(sorted: &[f64], share: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * share).round() as usize]
 }
 
+/// How the clients of one ingestion run reach the server.
+#[derive(Clone, Copy)]
+enum Connections {
+    /// A new connection for every request.
+    PerRequest,
+    /// One connection per client, kept alive.
+    KeptAlive,
+}
+
+/// Posts `events` messages, split over `clients` concurrent clients, `per_request` to a
+/// request; returns the events per second.
+async fn ingest(
+    socket: &Path,
+    token: &str,
+    clients: usize,
+    connections: Connections,
+    per_request: usize,
+) -> f64 {
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..clients)
+        .map(|client| {
+            let (socket, token) = (socket.to_path_buf(), token.to_owned());
+            tokio::spawn(async move {
+                let mut sender = connect(&socket).await;
+                for request in 0..INGESTED / clients / per_request {
+                    if matches!(connections, Connections::PerRequest) && request > 0 {
+                        sender = connect(&socket).await;
+                    }
+                    let (path, body) = if per_request == 1 {
+                        let body = format!(r#"{{"role":"agent","text":"client {client} event {request}"}}"#);
+                        (format!("/v1/sessions/{SESSION}/messages"), body)
+                    } else {
+                        let events: Vec<String> = (0..per_request)
+                            .map(|index| format!(r#"{{"type":"message","role":"agent","text":"client {client} request {request} event {index}"}}"#))
+                            .collect();
+                        (format!("/v1/sessions/{SESSION}/events"), format!(r#"{{"events":[{}]}}"#, events.join(",")))
+                    };
+                    let (status, answer) = exchange(&mut sender, Method::POST, &path, &token, body).await;
+                    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&answer));
+                }
+            })
+        })
+        .collect();
+    for task in tasks {
+        task.await.expect("client finished");
+    }
+    (INGESTED / clients / per_request * clients * per_request) as f64
+        / started.elapsed().as_secs_f64()
+}
+
+/// Answers every confirmation that shows on the session's event stream, accepting it.
+async fn answer_confirmations(socket: PathBuf, operator: String) {
+    let mut stream = connect(&socket).await;
+    let path = format!("/v1/sessions/{SESSION}/events");
+    let response = send(&mut stream, Method::GET, &path, &operator, String::new()).await;
+    assert_eq!(response.status(), 200, "the event stream opens");
+    let mut body = response.into_body();
+    let mut answers = connect(&socket).await;
+    let mut pending = String::new();
+    while let Some(Ok(frame)) = body.frame().await {
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        pending.push_str(&String::from_utf8_lossy(&data));
+        while let Some(end) = pending.find("\n\n") {
+            let message: String = pending.drain(..end + 2).collect();
+            for line in message.lines() {
+                let Some(Ok(event)) = line
+                    .strip_prefix("data: ")
+                    .map(serde_json::from_str::<Value>)
+                else {
+                    continue;
+                };
+                if event["type"] == "confirmation_requested" {
+                    let id = event["confirmation"]["id"].as_str().expect("an id");
+                    let path = format!("/v1/pending/{id}");
+                    let body = r#"{"outcome":"accepted"}"#.to_owned();
+                    let (status, _) =
+                        exchange(&mut answers, Method::POST, &path, &operator, body).await;
+                    assert_eq!(status, 200);
+                }
+            }
+        }
+    }
+}
+
+/// The server under load: in this process, or the window's own (see the module docs).
+enum Server {
+    InProcess {
+        stop: tokio::sync::oneshot::Sender<()>,
+        task: tokio::task::JoinHandle<std::io::Result<()>>,
+    },
+    Window(Child),
+}
+
+impl Server {
+    async fn start(dir: &Path, socket: &Path, tokens: Arc<TokenStore>) -> Server {
+        // The session exists before the server starts, so the window opens on it.
+        let store = Arc::new(SessionStore::open(dir).expect("temp dir"));
+        let opening = EventBody::ThreadOpened {
+            thread: ThreadSpec {
+                id: "main".into(),
+                parent: None,
+                title: SESSION.to_owned(),
+                kind: ThreadKind::Topic,
+            },
+        };
+        let session = store.get_or_create(SESSION, SESSION).expect("session");
+        session.append(opening).expect("the first event");
+        let server = if std::env::var_os("CHATSURFACE_BENCH_WINDOW").is_some() {
+            drop(session);
+            drop(store);
+            let window = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+                .args(["open", "--size", "1920x1080"])
+                .env("CHATSURFACE_DATA_DIR", dir)
+                .env("CHATSURFACE_SOCKET", socket)
+                .spawn()
+                .expect("the window starts");
+            Server::Window(window)
+        } else {
+            let (stop, stop_signal) = tokio::sync::oneshot::channel::<()>();
+            let (stop_sender, stop_receiver) = tokio::sync::watch::channel(false);
+            let state = ApiState::new(store, tokens, stop_receiver);
+            let listen = Listen {
+                socket: socket.to_path_buf(),
+                tcp: None,
+            };
+            let task = tokio::spawn(serve(state, stop_sender, listen, async {
+                let _ = stop_signal.await;
+            }));
+            Server::InProcess { stop, task }
+        };
+        while tokio::net::UnixStream::connect(socket).await.is_err() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        server
+    }
+
+    async fn stop(self) {
+        match self {
+            Server::InProcess { stop, task } => {
+                let _ = stop.send(());
+                let _ = task.await;
+            }
+            Server::Window(mut window) => {
+                let _ = window.kill();
+                let _ = window.wait();
+            }
+        }
+    }
+}
+
 fn main() {
     let dir = std::env::temp_dir().join(format!("chatsurface-api-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let socket: PathBuf = dir.join("api.sock");
-    let store = Arc::new(SessionStore::open(&dir).expect("temp dir"));
     let tokens = Arc::new(TokenStore::new(&dir));
     let operator = tokens.operator_token().expect("operator token");
-    let agent = tokens.add_integration("bench", true).expect("integration");
+    let agent = tokens.add_integration(SESSION, true).expect("integration");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
-        let (stop_sender, stop_receiver) = tokio::sync::watch::channel(false);
-        let (stop_now, stop_signal) = tokio::sync::oneshot::channel::<()>();
-        let state = ApiState::new(store.clone(), tokens.clone(), stop_receiver);
-        let listen = Listen { socket: socket.clone(), tcp: None };
-        let server = tokio::spawn(serve(state, stop_sender, listen, async {
-            let _ = stop_signal.await;
-        }));
-        while tokio::net::UnixStream::connect(&socket).await.is_err() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        let server = Server::start(&dir, &socket, tokens.clone()).await;
+        let where_ = match server {
+            Server::InProcess { .. } => "server in this process",
+            Server::Window(_) => "server in the window, which renders the session",
+        };
+        println!("{where_}");
 
-        // The operator answers each question the moment its event is appended.
-        let session = store.get_or_create("bench", "bench").expect("session");
-        let mut events = session.subscribe();
-        let (operator_socket, operator_token) = (socket.clone(), operator.clone());
-        let answering = tokio::spawn(async move {
-            while let Ok(event) = events.recv().await {
-                if let EventBody::ConfirmationRequested { confirmation } = event.body {
-                    let path = format!("/v1/pending/{}", confirmation.id);
-                    request(&operator_socket, Method::POST, &path, &operator_token, r#"{"outcome":"accepted"}"#.into()).await;
-                }
-            }
-        });
-
+        let answering = tokio::spawn(answer_confirmations(socket.clone(), operator.clone()));
+        let mut agent_connection = connect(&socket).await;
         let mut round_trips = Vec::with_capacity(ROUND_TRIPS);
         for _ in 0..ROUND_TRIPS {
             let started = Instant::now();
-            let (status, body) =
-                request(&socket, Method::POST, "/v1/integrations/bench/dialogs", &agent, r#"{"message":"Go?"}"#.into()).await;
-            assert_eq!((status, &body[..]), (200, &br#"{"answer":"accepted"}"#[..]));
+            let path = format!("/v1/integrations/{SESSION}/dialogs");
+            let body = r#"{"message":"Go?"}"#.to_owned();
+            let (status, answer) = exchange(&mut agent_connection, Method::POST, &path, &agent, body).await;
+            assert_eq!((status, &answer[..]), (200, &br#"{"answer":"accepted"}"#[..]));
             round_trips.push(started.elapsed().as_secs_f64() * 1000.0);
         }
         round_trips.sort_by(f64::total_cmp);
@@ -109,36 +272,20 @@ fn main() {
             percentile(&round_trips, 0.99),
             round_trips[round_trips.len() - 1]
         );
-
-        let started = Instant::now();
-        for index in 0..INGESTED {
-            let body = format!(r#"{{"role":"agent","text":"event {index}"}}"#);
-            let (status, _) = request(&socket, Method::POST, "/v1/sessions/ingest/messages", &agent, body).await;
-            assert_eq!(status, 200);
-        }
-        let sequential = INGESTED as f64 / started.elapsed().as_secs_f64();
-        let started = Instant::now();
-        let clients: Vec<_> = (0..CLIENTS)
-            .map(|client| {
-                let (socket, agent) = (socket.clone(), agent.clone());
-                tokio::spawn(async move {
-                    for index in 0..INGESTED / CLIENTS {
-                        let body = format!(r#"{{"role":"agent","text":"client {client} event {index}"}}"#);
-                        let (status, _) = request(&socket, Method::POST, "/v1/sessions/ingest/messages", &agent, body).await;
-                        assert_eq!(status, 200);
-                    }
-                })
-            })
-            .collect();
-        for client in clients {
-            client.await.expect("client finished");
-        }
-        let concurrent = INGESTED as f64 / started.elapsed().as_secs_f64();
-        println!("events ingested over the API (each fsynced before its answer): {sequential:.0}/s sequential, {concurrent:.0}/s with {CLIENTS} clients");
-
         answering.abort();
-        let _ = stop_now.send(());
-        let _ = server.await;
+
+        println!("events ingested per second, each fsynced before its request is answered:");
+        for (label, clients, connections, per_request) in [
+            ("1 client, new connection per request", 1, Connections::PerRequest, 1),
+            ("16 clients, new connection per request", CLIENTS, Connections::PerRequest, 1),
+            ("1 client, kept-alive connection", 1, Connections::KeptAlive, 1),
+            ("16 clients, kept-alive connections", CLIENTS, Connections::KeptAlive, 1),
+            ("1 client, 100 events per request", 1, Connections::KeptAlive, PER_BATCH),
+        ] {
+            let rate = ingest(&socket, &agent, clients, connections, per_request).await;
+            println!("  {label}: {rate:.0}/s");
+        }
+        server.stop().await;
     });
     let _ = std::fs::remove_dir_all(&dir);
 }

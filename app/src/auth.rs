@@ -8,6 +8,12 @@
 //! processes adding at once lose nothing. Reads take no lock: a rename is atomic, so a reader
 //! sees the old file or the new one.
 //!
+//! Checking a token must not cost a file read per request (the API takes thousands a
+//! second), nor miss a change: each check looks at the two files' identity (`stat`: inode,
+//! size, modification and change times) and reads them again only when it differs from what
+//! the last read saw. Every write replaces a file by a rename, which gives it a new inode and
+//! times, so a token added or removed by another process counts from the next request.
+//!
 //! A token is `cs_` followed by 64 lowercase hex digits, from 32 bytes of the system's
 //! random source. The token is returned once and is never logged or written anywhere else.
 //!
@@ -20,6 +26,7 @@ use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -101,10 +108,55 @@ pub enum AuthError {
 /// Tokens live under the data dir: `integrations.json` (slugs, flags, SHA-256 of each token,
 /// never the token) and `operator.token` (the human side's token, mode 0600). A store keeps
 /// no state but the path, so any number of stores, in any number of processes, may share a
-/// data dir.
+/// data dir. Clones share one cache of what the files held when last read.
 #[derive(Clone, Debug)]
 pub struct TokenStore {
     data_dir: PathBuf,
+    read: Arc<Mutex<Option<ReadTokens>>>,
+}
+
+/// The token files as last read, with the identity each had then.
+#[derive(Debug)]
+struct ReadTokens {
+    integrations: Option<FileStamp>,
+    operator: Option<FileStamp>,
+    known: Arc<KnownTokens>,
+}
+
+/// What the token files hold: the integrations, and the operator token's hash.
+#[derive(Debug)]
+struct KnownTokens {
+    entries: Vec<Entry>,
+    operator_sha256: Option<[u8; 32]>,
+}
+
+/// What tells one version of a file from another without reading it: a rename gives a new
+/// inode, an edit in place a new size or times. `None` in a field's place means no file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileStamp {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path`, or none when there is no file.
+    fn of(path: &Path) -> Result<Option<FileStamp>, AuthError> {
+        use std::os::unix::fs::MetadataExt;
+        match fs::metadata(path) {
+            Ok(meta) => Ok(Some(FileStamp {
+                device: meta.dev(),
+                inode: meta.ino(),
+                len: meta.len(),
+                modified: (meta.mtime(), meta.mtime_nsec()),
+                changed: (meta.ctime(), meta.ctime_nsec()),
+            })),
+            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(io_error(path, "cannot read", &error)),
+        }
+    }
 }
 
 impl TokenStore {
@@ -112,6 +164,7 @@ impl TokenStore {
     pub fn new(data_dir: &Path) -> TokenStore {
         TokenStore {
             data_dir: data_dir.to_path_buf(),
+            read: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -176,22 +229,49 @@ impl TokenStore {
 
     /// Who a bearer token belongs to, if anyone.
     ///
-    /// Reads the files on every call, so a token added while a server runs works at once, and
-    /// a removed one stops at once. Hashes are compared in constant time.
+    /// Looks at the files on every call (reading them again only when they changed, see the
+    /// module docs), so a token added while a server runs works at once, and a removed one
+    /// stops at once. Hashes are compared in constant time.
     pub fn authenticate(&self, token: &str) -> Result<Option<Caller>, AuthError> {
+        let known = self.current()?;
         let presented = sha256(token);
         let mut caller = None;
-        for entry in self.read_entries()? {
+        for entry in &known.entries {
             if constant_time_eq(&presented, &entry.token_sha256) {
-                caller = Some(Caller::Integration(entry.integration));
+                caller = Some(Caller::Integration(entry.integration.clone()));
             }
         }
-        if let Some(operator) = self.read_operator_token()? {
-            if constant_time_eq(&presented, &sha256(&operator)) {
+        if let Some(operator) = known.operator_sha256 {
+            if constant_time_eq(&presented, &operator) {
                 caller = Some(Caller::Operator);
             }
         }
         Ok(caller)
+    }
+
+    /// The integrations and the operator token's hash as the files hold them now: from the
+    /// last read when neither file has changed since, else read again.
+    fn current(&self) -> Result<Arc<KnownTokens>, AuthError> {
+        let integrations = FileStamp::of(&self.integrations_path())?;
+        let operator = FileStamp::of(&self.operator_path())?;
+        let mut read = self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(tokens) = read.as_ref() {
+            if tokens.integrations == integrations && tokens.operator == operator {
+                return Ok(tokens.known.clone());
+            }
+        }
+        // Stamped before reading: a change made between the stamp and the read is seen now
+        // and leaves a stamp that differs, so the next call reads again.
+        let known = Arc::new(KnownTokens {
+            entries: self.read_entries()?,
+            operator_sha256: self.read_operator_token()?.map(|token| sha256(&token)),
+        });
+        *read = Some(ReadTokens {
+            integrations,
+            operator,
+            known: known.clone(),
+        });
+        Ok(known)
     }
 
     fn integrations_path(&self) -> PathBuf {
@@ -352,6 +432,7 @@ struct StoredIntegration {
 }
 
 /// One integration in memory, with its token's hash decoded.
+#[derive(Debug)]
 struct Entry {
     integration: Integration,
     token_sha256: [u8; 32],
@@ -523,6 +604,40 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn changes_made_by_another_store_count_from_the_next_check() {
+        let dir = TempDir::new("another");
+        let server = dir.store();
+        let operator = server.operator_token().unwrap();
+        assert_eq!(
+            server.authenticate(&operator).unwrap(),
+            Some(Caller::Operator)
+        );
+        // Another process (here a second store) adds an integration: usable at once.
+        let token = dir.store().add_integration("late", true).unwrap();
+        assert!(matches!(
+            server.authenticate(&token).unwrap(),
+            Some(Caller::Integration(_))
+        ));
+        // Removed elsewhere: refused at once, though the last read had it.
+        dir.store().remove("late").unwrap();
+        assert_eq!(server.authenticate(&token).unwrap(), None);
+        // The operator file rewritten in place by hand (same inode): read again too.
+        let replacement = dir.store().add_integration("other", false).unwrap();
+        let other_operator = new_token().unwrap();
+        fs::write(
+            dir.0.join(OPERATOR_TOKEN_FILE),
+            format!("{other_operator}\n"),
+        )
+        .unwrap();
+        assert_eq!(server.authenticate(&operator).unwrap(), None);
+        assert_eq!(
+            server.authenticate(&other_operator).unwrap(),
+            Some(Caller::Operator)
+        );
+        assert!(server.authenticate(&replacement).unwrap().is_some());
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod dialog;
 pub mod error;
 pub mod generate;
 pub mod mcp;
+pub mod mirror;
 pub mod paths;
 pub mod server;
 pub mod socket_http;

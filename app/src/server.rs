@@ -14,6 +14,7 @@ use crate::auth::{Caller, TokenStore};
 use crate::dialog::{
     answer_of_batch, answer_of_confirmation, parse_dialog, ApiError, DialogAnswer, DialogQuestion,
 };
+use crate::mirror::{self, MirrorBuild, Mirrored};
 use crate::store::{LiveSession, SessionStore, StoreError};
 use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, Request, State};
@@ -89,32 +90,18 @@ fn store_error(error: StoreError) -> ApiError {
     }
 }
 
-/// Appends events on a blocking thread (fsync), mapping a refusal to 400.
+/// Appends events, mapping a refusal to 400.
 async fn append(session: &Arc<LiveSession>, bodies: Vec<EventBody>) -> Result<(), ApiError> {
-    let session = session.clone();
-    tokio::task::spawn_blocking(move || session.append_all(bodies))
+    session
+        .append_with(|_| Ok::<_, ApiError>((bodies, ())))
         .await
-        .map_err(|error| ApiError::new(500, "internal", error.to_string()))?
         .map(|_| ())
-        .map_err(store_error)
 }
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> ApiError {
         store_error(error)
     }
-}
-
-/// Builds events from the snapshot and appends them under the session's lock, on a blocking
-/// thread; returns what was written.
-async fn append_built(
-    session: &Arc<LiveSession>,
-    build: impl FnOnce(&Snapshot) -> Result<Vec<EventBody>, ApiError> + Send + 'static,
-) -> Result<Vec<chatsurface_model::Event>, ApiError> {
-    let session = session.clone();
-    tokio::task::spawn_blocking(move || session.append_with(build))
-        .await
-        .map_err(|error| ApiError::new(500, "internal", error.to_string()))?
 }
 
 fn caller(state: &ApiState, headers: &HeaderMap) -> Result<Caller, ApiError> {
@@ -158,7 +145,10 @@ pub fn router(state: ApiState) -> Router {
     Router::new()
         .route("/v1/integrations/{slug}/dialogs", post(open_dialog))
         .route("/v1/sessions/{sid}/snapshot", get(session_snapshot))
-        .route("/v1/sessions/{sid}/events", get(session_events))
+        .route(
+            "/v1/sessions/{sid}/events",
+            get(session_events).post(post_events),
+        )
         .route("/v1/sessions/{sid}/clarifications", post(open_batch))
         .route("/v1/sessions/{sid}/clarifications/{bid}", get(poll_batch))
         .route("/v1/sessions/{sid}/messages", post(post_message))
@@ -284,44 +274,34 @@ async fn open_dialog(
         .get_or_create(&slug, &slug)
         .map_err(store_error)?;
     // The id, the thread and the question are chosen and written under the session's lock.
-    let chosen = Arc::new(Mutex::new(None::<(String, std::time::Duration)>));
-    let chosen_in = chosen.clone();
     let asking = slug.clone();
-    append_built(&session, move |snapshot| {
-        let id = format!(
-            "{asking}-{}",
-            snapshot.batches.len() + snapshot.confirmations.len() + 1
-        );
-        let request = parse_dialog(&asking, &body, &id, DIALOG_THREAD)?;
-        let mut events = Vec::new();
-        if snapshot.thread(&DIALOG_THREAD.into()).is_none() {
-            let thread = ThreadSpec {
-                id: DIALOG_THREAD.into(),
-                parent: None,
-                title: asking.clone(),
-                kind: ThreadKind::Topic,
-            };
-            events.push(EventBody::ThreadOpened { thread });
-        }
-        events.push(match request.question {
-            DialogQuestion::Choice(batch) => EventBody::ClarificationBatchOpened { batch },
-            DialogQuestion::Confirmation(confirmation) => {
-                EventBody::ConfirmationRequested { confirmation }
+    let (id, timeout) = session
+        .append_with(|snapshot| {
+            let id = format!(
+                "{asking}-{}",
+                snapshot.batches.len() + snapshot.confirmations.len() + 1
+            );
+            let request = parse_dialog(&asking, &body, &id, DIALOG_THREAD)?;
+            let mut events = Vec::new();
+            if snapshot.thread(&DIALOG_THREAD.into()).is_none() {
+                let thread = ThreadSpec {
+                    id: DIALOG_THREAD.into(),
+                    parent: None,
+                    title: asking.clone(),
+                    kind: ThreadKind::Topic,
+                };
+                events.push(EventBody::ThreadOpened { thread });
             }
-        });
-        if let Ok(mut chosen) = chosen_in.lock() {
-            *chosen = Some((id, request.timeout));
-        }
-        Ok(events)
-    })
-    .await?;
-    let (id, timeout) = chosen
-        .lock()
-        .ok()
-        .and_then(|chosen| chosen.clone())
-        .ok_or_else(|| {
-            ApiError::new(500, "internal", "the question was written but not recorded")
-        })?;
+            events.push(match request.question {
+                DialogQuestion::Choice(batch) => EventBody::ClarificationBatchOpened { batch },
+                DialogQuestion::Confirmation(confirmation) => {
+                    EventBody::ConfirmationRequested { confirmation }
+                }
+            });
+            Ok::<_, ApiError>((events, (id, request.timeout)))
+        })
+        .await?
+        .1;
     // Found by id after the append: another writer to this session cannot shift it.
     let node = session
         .read(|snapshot| {
@@ -680,9 +660,6 @@ pub async fn serve(
     result
 }
 
-/// The thread an agent's event lands in when it names none: a topic titled after the session.
-pub const MAIN_THREAD: &str = "main";
-
 fn json_body(body: &[u8]) -> Result<serde_json::Map<String, Value>, ApiError> {
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(map)) => Ok(map),
@@ -695,73 +672,39 @@ fn json_body(body: &[u8]) -> Result<serde_json::Map<String, Value>, ApiError> {
     }
 }
 
-fn typed<T: serde::de::DeserializeOwned>(
-    map: serde_json::Map<String, Value>,
-) -> Result<T, ApiError> {
-    serde_json::from_value(Value::Object(map))
-        .map_err(|error| ApiError::new(400, "invalid", error.to_string()))
-}
-
-/// The event that opens a session's main thread, when an event falls back on it and it is
-/// not open yet.
-fn main_thread_opening(snapshot: &Snapshot, sid: &str, thread: &str) -> Option<EventBody> {
-    (thread == MAIN_THREAD && snapshot.thread(&MAIN_THREAD.into()).is_none()).then(|| {
-        let spec = ThreadSpec {
-            id: MAIN_THREAD.into(),
-            parent: None,
-            title: sid.to_owned(),
-            kind: ThreadKind::Topic,
-        };
-        EventBody::ThreadOpened { thread: spec }
-    })
-}
-
-/// Appends an agent's node to session `sid` (created on first use): opens the main thread
-/// first when needed, names the node `prefix-<seq>` when the agent gave no id, and returns the
-/// node's id.
-async fn append_node(
+/// Appends what an agent mirrors to session `sid` (created on first use unless it must
+/// exist already), all of it or nothing, with one fsync; returns the ids `add` chose.
+async fn append_mirrored<T>(
     state: &ApiState,
     sid: &str,
-    mut map: serde_json::Map<String, Value>,
-    prefix: &'static str,
-    event: fn(serde_json::Map<String, Value>) -> Result<EventBody, ApiError>,
-) -> Result<Json<Value>, ApiError> {
-    let thread = thread_of(&mut map);
-    let session = state.store.get_or_create(sid, sid).map_err(store_error)?;
-    let sid = sid.to_owned();
-    let id = Arc::new(Mutex::new(String::new()));
-    let chosen = id.clone();
-    append_built(&session, move |snapshot| {
-        let mut events: Vec<EventBody> = main_thread_opening(snapshot, &sid, &thread)
-            .into_iter()
-            .collect();
-        let fresh = format!("{prefix}-{}", snapshot.last_seq + 1 + events.len() as u64);
-        let named = map
-            .entry("id")
-            .or_insert(Value::String(fresh))
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        if let Ok(mut chosen) = chosen.lock() {
-            *chosen = named;
-        }
-        events.push(event(map)?);
-        Ok(events)
-    })
-    .await?;
-    let id = id.lock().map(|id| id.clone()).unwrap_or_default();
-    Ok(Json(json!({ "id": id })))
+    must_exist: bool,
+    add: impl FnOnce(&mut MirrorBuild) -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
+    let session = if must_exist {
+        state.store.get(sid)
+    } else {
+        state.store.get_or_create(sid, sid)
+    }
+    .map_err(store_error)?;
+    let (_, ids) = session
+        .append_with(|snapshot| {
+            let mut build = MirrorBuild::new(snapshot, sid);
+            let ids = add(&mut build)?;
+            Ok::<_, ApiError>((build.finish(), ids))
+        })
+        .await?;
+    Ok(ids)
 }
 
-/// Takes `thread_id` from a body, defaulting to the main thread.
-fn thread_of(map: &mut serde_json::Map<String, Value>) -> String {
-    let thread = map
-        .get("thread_id")
-        .and_then(Value::as_str)
-        .unwrap_or(MAIN_THREAD)
-        .to_owned();
-    map.insert("thread_id".into(), Value::String(thread.clone()));
-    thread
+/// Appends one mirrored thing (the body of a single-event endpoint); answers its id.
+async fn append_one(
+    state: &ApiState,
+    sid: &str,
+    must_exist: bool,
+    mirrored: Mirrored,
+) -> Result<Json<Value>, ApiError> {
+    let id = append_mirrored(state, sid, must_exist, move |build| build.add(mirrored)).await?;
+    Ok(Json(json!({ "id": id })))
 }
 
 async fn post_message(
@@ -772,12 +715,7 @@ async fn post_message(
 ) -> Result<Json<Value>, ApiError> {
     caller(&state, &headers)?;
     let map = json_body(&body_bytes(request).await?)?;
-    append_node(&state, &sid, map, "m", |map| {
-        Ok(EventBody::MessageAppended {
-            message: typed(map)?,
-        })
-    })
-    .await
+    append_one(&state, &sid, false, Mirrored::Message(map)).await
 }
 
 async fn post_chunk(
@@ -787,21 +725,8 @@ async fn post_chunk(
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
     caller(&state, &headers)?;
-    let map = json_body(&body_bytes(request).await?)?;
-    let text = map
-        .get("text")
-        .and_then(Value::as_str)
-        .ok_or_else(|| ApiError::new(400, "invalid", "text: required").with_field("text"))?;
-    let session = state.store.get(&sid).map_err(store_error)?;
-    append(
-        &session,
-        vec![EventBody::MessageChunkAppended {
-            message_id: mid.as_str().into(),
-            text: text.to_owned(),
-        }],
-    )
-    .await?;
-    Ok(Json(json!({ "id": mid })))
+    let chunk = Mirrored::chunk(&mid, json_body(&body_bytes(request).await?)?)?;
+    append_one(&state, &sid, true, chunk).await
 }
 
 async fn open_thread(
@@ -811,20 +736,8 @@ async fn open_thread(
     request: Request,
 ) -> Result<Json<Value>, ApiError> {
     caller(&state, &headers)?;
-    let mut map = json_body(&body_bytes(request).await?)?;
-    map.entry("parent").or_insert(Value::Null);
-    let kind = if map["parent"].is_null() {
-        "topic"
-    } else {
-        "branch"
-    };
-    map.entry("kind")
-        .or_insert_with(|| Value::String(kind.to_owned()));
-    let thread: ThreadSpec = typed(map)?;
-    let session = state.store.get_or_create(&sid, &sid).map_err(store_error)?;
-    let id = thread.id.clone();
-    append(&session, vec![EventBody::ThreadOpened { thread }]).await?;
-    Ok(Json(json!({ "id": id })))
+    let map = json_body(&body_bytes(request).await?)?;
+    append_one(&state, &sid, false, Mirrored::Thread(map)).await
 }
 
 async fn record_decision(
@@ -835,12 +748,21 @@ async fn record_decision(
 ) -> Result<Json<Value>, ApiError> {
     caller(&state, &headers)?;
     let map = json_body(&body_bytes(request).await?)?;
-    append_node(&state, &sid, map, "d", |map| {
-        Ok(EventBody::DecisionRecorded {
-            decision: typed(map)?,
-        })
-    })
-    .await
+    append_one(&state, &sid, false, Mirrored::Decision(map)).await
+}
+
+/// `POST …/events`: many mirrored things in one request, written together with one fsync
+/// (all or none), for agents that stream faster than a request per event allows.
+async fn post_events(
+    State(state): State<ApiState>,
+    UrlPath(sid): UrlPath<String>,
+    headers: HeaderMap,
+    request: Request,
+) -> Result<Json<Value>, ApiError> {
+    caller(&state, &headers)?;
+    let entries = Mirrored::list(json_body(&body_bytes(request).await?)?)?;
+    let ids = append_mirrored(&state, &sid, false, move |build| build.add_entries(entries)).await?;
+    Ok(Json(json!({ "ids": ids })))
 }
 
 /// Where a batch stands, as the clarification endpoints report it; `None` while open.
@@ -893,19 +815,15 @@ async fn open_batch(
     caller(&state, &headers)?;
     let mut map = json_body(&body_bytes(request).await?)?;
     let wait = wait_seconds(map.remove("wait").as_ref())?;
-    let thread = thread_of(&mut map);
-    let batch: chatsurface_model::BatchSpec = typed(map)?;
+    let thread = mirror::thread_of(&mut map);
+    let batch: chatsurface_model::BatchSpec = mirror::typed(map)?;
     let (id, timeout) = (batch.id.clone(), batch.timeout_s);
-    let session = state.store.get_or_create(&sid, &sid).map_err(store_error)?;
-    let opened_in = sid.clone();
-    append_built(&session, move |snapshot| {
-        let mut events: Vec<EventBody> = main_thread_opening(snapshot, &opened_in, &thread)
-            .into_iter()
-            .collect();
-        events.push(EventBody::ClarificationBatchOpened { batch });
-        Ok(events)
+    append_mirrored(&state, &sid, false, move |build| {
+        build.add_in_thread(&thread, EventBody::ClarificationBatchOpened { batch });
+        Ok(())
     })
     .await?;
+    let session = state.store.get(&sid).map_err(store_error)?;
     if let Some(seconds) = timeout {
         let (session, id) = (session.clone(), id.clone());
         tokio::spawn(async move {
@@ -919,7 +837,7 @@ async fn open_batch(
                     batch_id: id,
                     reason: BatchCloseReason::Expired,
                 };
-                let _ = tokio::task::spawn_blocking(move || session.append(close)).await;
+                let _ = append(&session, vec![close]).await;
             }
         });
     }

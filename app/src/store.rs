@@ -30,9 +30,10 @@ use chatsurface_model::{
 };
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// Events buffered per subscriber before a slow one is told it lagged.
 const BROADCAST_CAPACITY: usize = 1024;
@@ -79,6 +80,10 @@ pub struct LiveSession {
     /// must reach before it may be sent.
     unsent: Mutex<VecDeque<(SyncPoint, Vec<Event>)>>,
     events: broadcast::Sender<Event>,
+    /// Counts ended fsync rounds; async waiters wake on each to look at their own point.
+    fsyncs_ended: watch::Sender<u64>,
+    /// Whether a blocking task is running fsync rounds (see [`LiveSession::durable`]).
+    syncing: AtomicBool,
     /// Written as `session_started` ahead of the first events, if the log has none yet.
     start: Session,
 }
@@ -97,6 +102,8 @@ impl LiveSession {
             writer: Mutex::new(writer),
             unsent: Mutex::new(VecDeque::new()),
             events,
+            fsyncs_ended: watch::channel(0).0,
+            syncing: AtomicBool::new(false),
             start,
         }
     }
@@ -105,50 +112,67 @@ impl LiveSession {
         lock(&self.writer)
     }
 
-    /// Folds, writes and fsyncs events, then tells subscribers. Blocking (fsync): call it from
-    /// a blocking task in async code.
+    /// Folds, writes and fsyncs events, then tells subscribers. Blocking (fsync): async code
+    /// calls [`LiveSession::append_with`] instead.
     pub fn append_all(&self, bodies: Vec<EventBody>) -> Result<Vec<Event>, StoreError> {
-        self.append_with(|_| Ok::<_, StoreError>(bodies))
+        let (written, point, ()) = self.write(|_| Ok::<_, StoreError>((bodies, ())))?;
+        self.settle(&point)?;
+        Ok(written)
     }
 
     /// Builds events from the snapshot and appends them under one lock, so what `build` reads
-    /// (the next free id, whether a thread is open yet) cannot change before they are written.
-    /// The lock is released before the fsync, which this call shares with any other appends
-    /// waiting for one; it returns once its events are fsynced and broadcast. Blocking.
-    pub fn append_with<E: From<StoreError>>(
-        &self,
-        build: impl FnOnce(&Snapshot) -> Result<Vec<EventBody>, E>,
-    ) -> Result<Vec<Event>, E> {
-        let (written, point) = {
-            let mut writer = self.lock();
-            let mut bodies = build(writer.snapshot())?;
-            // A new session's log starts with the session, but only once there is something
-            // to write: a refused first request leaves no trace.
-            if !bodies.is_empty() && writer.snapshot().session.is_none() {
-                bodies.insert(
-                    0,
-                    EventBody::SessionStarted {
-                        session: self.start.clone(),
-                    },
-                );
-            }
-            let (written, point) = writer
-                .append_all_unsynced(bodies)
-                .map_err(|error| E::from(StoreError::from(error)))?;
-            if !written.is_empty() {
-                // Queued under the writer's lock, so the queue is in log order.
-                lock(&self.unsent).push_back((point.clone(), written.clone()));
-            }
-            (written, point)
-        };
-        self.settle(&point)
+    /// (the next free id, whether a thread is open yet) cannot change before they are written;
+    /// `build` also returns what the caller wants to know of what it built (the ids it chose).
+    /// Returns once the events are fsynced and broadcast, sharing that fsync with every
+    /// append written meanwhile.
+    ///
+    /// The write itself runs on the calling task: it is a few microseconds under the
+    /// session's lock (fold, `flock`, a `write` into the page cache), cheaper than handing it
+    /// to a blocking thread. Only the fsync runs on a blocking thread, one per group of
+    /// appends, while the tasks that wrote them wait without holding a thread.
+    pub async fn append_with<T, E: From<StoreError>>(
+        self: &Arc<Self>,
+        build: impl FnOnce(&Snapshot) -> Result<(Vec<EventBody>, T), E>,
+    ) -> Result<(Vec<Event>, T), E> {
+        let (written, point, built) = self.write(build)?;
+        self.durable(point)
+            .await
             .map_err(|error| E::from(StoreError::from(error)))?;
-        Ok(written)
+        Ok((written, built))
+    }
+
+    /// The first half of an append: builds, folds and writes the events under the writer's
+    /// lock and queues them to be broadcast once fsynced. Returns the point to wait for.
+    fn write<T, E: From<StoreError>>(
+        &self,
+        build: impl FnOnce(&Snapshot) -> Result<(Vec<EventBody>, T), E>,
+    ) -> Result<(Vec<Event>, SyncPoint, T), E> {
+        let mut writer = self.lock();
+        let (mut bodies, built) = build(writer.snapshot())?;
+        // A new session's log starts with the session, but only once there is something to
+        // write: a refused first request leaves no trace.
+        if !bodies.is_empty() && writer.snapshot().session.is_none() {
+            bodies.insert(
+                0,
+                EventBody::SessionStarted {
+                    session: self.start.clone(),
+                },
+            );
+        }
+        let (written, point) = writer
+            .append_all_unsynced(bodies)
+            .map_err(|error| E::from(StoreError::from(error)))?;
+        if !written.is_empty() {
+            // Queued under the writer's lock, so the queue is in log order.
+            lock(&self.unsent).push_back((point.clone(), written.clone()));
+        }
+        Ok((written, point, built))
     }
 
     /// Waits until `point` is fsynced (running the fsync if no one else is), then broadcasts
     /// every queued event that is now durable, in log order. After a failed fsync, cuts the
-    /// session back to what is durable and drops the events that are not, unsent. Blocking.
+    /// session back to what is durable and drops the events that are not, unsent. Either way
+    /// it tells async waiters to look again. Blocking.
     fn settle(&self, point: &SyncPoint) -> Result<(), LogError> {
         let result = point.sync();
         {
@@ -166,7 +190,63 @@ impl LiveSession {
             self.lock().discard_unsynced();
             lock(&self.unsent).clear();
         }
+        self.fsyncs_ended.send_modify(|ended| *ended += 1);
         result
+    }
+
+    /// Waits, without holding a thread, until `point` is fsynced; an error when the fsync
+    /// failed (the session is then cut back to what is durable).
+    ///
+    /// The fsync runs on a blocking task that settles rounds for as long as anything queued
+    /// waits; at most one such task runs per session, started by whichever waiter finds none.
+    /// Every settle (this task's or a blocking appender's) ends by waking the waiters, who
+    /// look at their own point again.
+    async fn durable(self: &Arc<Self>, point: SyncPoint) -> Result<(), LogError> {
+        let mut ended = self.fsyncs_ended.subscribe();
+        if let Some(outcome) = point.outcome() {
+            return outcome;
+        }
+        self.ensure_syncing(point.clone());
+        loop {
+            if let Some(outcome) = point.outcome() {
+                return outcome;
+            }
+            if ended.changed().await.is_err() {
+                // The session is being dropped; nothing will sync now but this task.
+                return self.settle(&point);
+            }
+        }
+    }
+
+    /// Starts the blocking task that runs fsync rounds, unless one runs already.
+    fn ensure_syncing(self: &Arc<Self>, first: SyncPoint) {
+        if self.syncing.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let session = self.clone();
+        let rounds = move || {
+            let mut point = first;
+            loop {
+                // A failed round is reported to its waiters through their points.
+                let _ = session.settle(&point);
+                session.syncing.store(false, Ordering::SeqCst);
+                // Appended after the round began, or after the flag was seen set: take it on,
+                // unless a new task already did. Checked after clearing the flag, so an
+                // append that saw it set is never left without a round.
+                let next = lock(&session.unsent)
+                    .back()
+                    .map(|(queued, _)| queued.clone());
+                match next {
+                    Some(queued) if !session.syncing.swap(true, Ordering::SeqCst) => point = queued,
+                    _ => return,
+                }
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(rounds)),
+            // Outside a runtime (a test, a shutdown): run the rounds right here.
+            Err(_) => rounds(),
+        }
     }
 
     /// Folds what other writers (the window, another process) appended to the log since the
@@ -201,7 +281,7 @@ impl LiveSession {
     pub async fn read_durable<R>(self: &Arc<Self>, read: impl Fn(&Snapshot) -> R) -> R {
         loop {
             let (value, point) = self.read_at(&read);
-            if self.durable(point).await {
+            if self.durable(point).await.is_ok() {
                 return value;
             }
         }
@@ -211,21 +291,6 @@ impl LiveSession {
     fn read_at<R>(&self, read: impl FnOnce(&Snapshot) -> R) -> (R, SyncPoint) {
         let writer = self.lock();
         (read(writer.snapshot()), writer.sync_point())
-    }
-
-    /// Whether `point` is fsynced, waiting for it on a blocking thread when it is not yet;
-    /// false when the fsync failed (the session is then cut back to what is durable).
-    async fn durable(self: &Arc<Self>, point: SyncPoint) -> bool {
-        if point.is_synced() {
-            return true;
-        }
-        let (session, waiting) = (self.clone(), point.clone());
-        let settled = match tokio::task::spawn_blocking(move || session.settle(&waiting)).await {
-            Ok(settled) => settled,
-            // No blocking thread to be had (the runtime is shutting down): wait right here.
-            Err(_) => self.settle(&point),
-        };
-        settled.is_ok()
     }
 
     /// A stream of the events appended from now on, each sent once fsynced, in log order.
@@ -247,7 +312,7 @@ impl LiveSession {
             // Only a find must be durable: "not yet" is safe to act on as it stands.
             let (found, point) = self.read_at(&settled);
             if let Some(found) = found {
-                if self.durable(point).await {
+                if self.durable(point).await.is_ok() {
                     return Some(found);
                 }
                 // The fsync failed and the session was cut back: look again.
@@ -557,6 +622,77 @@ mod tests {
             session.read(|snapshot| serde_json::to_value(snapshot).unwrap()),
             "the log folds to the live snapshot"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn async_and_blocking_appenders_all_land_once_and_none_waits_forever() {
+        let store = SessionStore::open(&temp_dir("async")).unwrap();
+        let session = store.get_or_create("s", "S").unwrap();
+        session.append(topic("t")).unwrap();
+        let mut events = session.subscribe();
+        let message = |id: String| EventBody::MessageAppended {
+            message: MessageSpec {
+                id: id.as_str().into(),
+                thread_id: "t".into(),
+                role: Role::Agent,
+                text: "x".into(),
+            },
+        };
+        let tasks: Vec<_> = (0..64)
+            .map(|task| {
+                let session = session.clone();
+                tokio::spawn(async move {
+                    let mut seqs = Vec::new();
+                    for index in 0..10 {
+                        let body = message(format!("a{task}-{index}"));
+                        let (written, ()) = session
+                            .append_with(|_| Ok::<_, StoreError>((vec![body], ())))
+                            .await
+                            .unwrap();
+                        seqs.push(written[0].seq);
+                    }
+                    seqs
+                })
+            })
+            .collect();
+        // Blocking appenders settle rounds of their own meanwhile, which must wake the
+        // async waiters their fsyncs covered.
+        let blocking: Vec<_> = (0..4)
+            .map(|thread| {
+                let session = session.clone();
+                tokio::task::spawn_blocking(move || {
+                    (0..20)
+                        .map(|index| {
+                            session
+                                .append(message(format!("b{thread}-{index}")))
+                                .unwrap()
+                                .seq
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut acknowledged = Vec::new();
+        for task in tasks {
+            let seqs = tokio::time::timeout(Duration::from_secs(30), task)
+                .await
+                .expect("no async appender waits forever")
+                .unwrap();
+            acknowledged.extend(seqs);
+        }
+        for thread in blocking {
+            acknowledged.extend(thread.await.unwrap());
+        }
+        acknowledged.sort_unstable();
+        assert_eq!(acknowledged.len(), 64 * 10 + 4 * 20);
+        let mut broadcast = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            broadcast.push(event.seq);
+        }
+        assert_eq!(broadcast, acknowledged, "each broadcast once, in log order");
+        let on_disk = store.reread("s").unwrap();
+        assert_eq!(on_disk.messages.len(), acknowledged.len());
+        assert_eq!(on_disk.last_seq, *acknowledged.last().unwrap());
     }
 
     #[tokio::test]

@@ -519,6 +519,73 @@ fn an_agent_mirrors_its_session_and_reads_it_back() {
 }
 
 #[test]
+fn many_events_in_one_request_land_together_or_not_at_all() {
+    let surface = Surface::new("events");
+    let token = surface.integration("streamer", false);
+    let post = |body: Value| {
+        surface.http(
+            "POST",
+            "/v1/sessions/stream/events",
+            Some(&token),
+            Some(body.to_string().as_bytes()),
+        )
+    };
+    let (status, body) = post(json!({"events": [
+        {"type": "message", "role": "agent", "text": "Reading"},
+        {"type": "chunk", "message_id": "m-3", "text": " the log"},
+        {"type": "thread", "id": "side", "parent": "main", "title": "Aside"},
+        {"type": "decision", "thread_id": "side", "text": "Keep JSONL"},
+    ]}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["ids"], json!(["m-3", "m-3", "side", "d-6"]));
+    let log_after_first = surface.log("stream");
+
+    // The third entry breaks a rule (a chunk for no message): nothing of the request lands.
+    let (status, body) = post(json!({"events": [
+        {"type": "message", "role": "agent", "text": "fine"},
+        {"type": "message", "role": "agent", "text": "also fine"},
+        {"type": "chunk", "message_id": "ghost", "text": "x"},
+    ]}));
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("ghost"),
+        "{body}"
+    );
+    let (status, body) = post(json!({"events": [
+        {"type": "message", "role": "agent", "text": "fine"},
+        {"type": "message", "role": "agent"},
+    ]}));
+    assert_eq!(
+        (status, body["field"].as_str()),
+        (400, Some("events[1]")),
+        "{body}"
+    );
+    let (status, body) = post(json!({"events": []}));
+    assert_eq!(
+        (status, body["field"].as_str()),
+        (400, Some("events")),
+        "{body}"
+    );
+    assert_eq!(
+        surface.log("stream"),
+        log_after_first,
+        "refused requests wrote nothing"
+    );
+
+    let (_, snapshot) = surface.http("GET", "/v1/sessions/stream/snapshot", Some(&token), None);
+    assert_eq!(snapshot["messages"][0]["text"], "Reading the log");
+    assert_eq!(snapshot["threads"][1]["kind"], "branch");
+    assert_eq!(snapshot["decisions"][0]["text"], "Keep JSONL");
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/sessions/stream/events",
+        Some("cs_bad"),
+        Some(b"{}"),
+    );
+    assert_eq!(status, 401);
+}
+
+#[test]
 fn a_batch_with_wait_returns_pending_and_is_answered_later() {
     let surface = Surface::new("batch");
     let token = surface.integration("claude", false);

@@ -265,6 +265,22 @@ impl SyncPoint {
         self.log.progress().synced >= self.end
     }
 
+    /// Where this point stands, without blocking or running an fsync: `Some(Ok(()))` once an
+    /// fsync has covered it, `Some(Err(_))` once an fsync failed first (it never will be),
+    /// `None` while it waits. For callers that wait on their own terms (an async task woken
+    /// whenever an fsync ends) rather than in [`SyncPoint::sync`].
+    pub fn outcome(&self) -> Option<Result<(), LogError>> {
+        let progress = self.log.progress();
+        if progress.synced >= self.end {
+            Some(Ok(()))
+        } else {
+            progress
+                .failed
+                .as_ref()
+                .map(|message| Err(self.log.error(message)))
+        }
+    }
+
     /// Returns once an fsync that began after this point was written has returned, running
     /// that fsync itself when none is running. Blocking.
     ///
@@ -850,7 +866,12 @@ mod tests {
         let (_, first) = writer.append_all_unsynced([message("m1")]).unwrap();
         let (_, second) = writer.append_all_unsynced([message("m2")]).unwrap();
         assert!(!first.is_synced() && !second.is_synced());
+        assert!(
+            first.outcome().is_none(),
+            "waiting, and asking runs no fsync"
+        );
         first.sync().unwrap();
+        assert!(matches!(second.outcome(), Some(Ok(()))));
         assert!(
             second.is_synced(),
             "the fsync for the first covered the second, written before it began"
@@ -957,6 +978,11 @@ mod tests {
             "{error}"
         );
         assert!(second.sync().is_err(), "the second was not covered either");
+        assert_eq!(
+            second.outcome().unwrap().unwrap_err().message,
+            error.message
+        );
+        assert!(matches!(synced.outcome(), Some(Ok(()))));
         assert!(
             synced.sync().is_ok(),
             "what was fsynced before stays acknowledged"
