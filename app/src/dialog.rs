@@ -114,9 +114,6 @@ pub struct DialogRequest {
     pub question: DialogQuestion,
     /// How long the question waits for an answer before it expires.
     pub timeout: Duration,
-    /// The checked attachment path. A confirmation also carries it in its spec; the model's
-    /// `BatchSpec` has no field for one, so for a choice this is the only place it is kept.
-    pub attachment: Option<String>,
 }
 
 /// Parses and checks a request body.
@@ -193,6 +190,7 @@ pub fn parse_dialog(
             }],
             general_field: false,
             timeout_s,
+            attachment: attachment.clone(),
         };
         validate_batch(&batch).map_err(from_model)?;
         DialogQuestion::Choice(batch)
@@ -223,11 +221,7 @@ pub fn parse_dialog(
     if let Some(path) = &attachment {
         check_attachment(path)?;
     }
-    Ok(DialogRequest {
-        question,
-        timeout,
-        attachment,
-    })
+    Ok(DialogRequest { question, timeout })
 }
 
 /// Maps a model rule broken by the built spec back to the request's field names.
@@ -520,6 +514,7 @@ mod tests {
         assert_eq!(batch.thread_id.as_str(), "t1");
         assert_eq!(batch.title.as_deref(), Some("Деплой"));
         assert_eq!(batch.timeout_s, Some(600.0));
+        assert_eq!(batch.attachment, None);
         let [item] = batch.items.as_slice() else {
             panic!("one item expected: {:?}", batch.items);
         };
@@ -758,11 +753,10 @@ mod tests {
     fn an_attachment_must_be_an_absolute_path_that_exists() {
         let existing = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
         let request = parse(json!({"message": "Go?", "attachment": existing})).unwrap();
-        assert_eq!(request.attachment.as_deref(), Some(existing));
         assert_eq!(confirmation(&request).attachment.as_deref(), Some(existing));
         let request =
             parse(json!({"message": "Go?", "options": ["a"], "attachment": existing})).unwrap();
-        assert_eq!(request.attachment.as_deref(), Some(existing));
+        assert_eq!(choice(&request).attachment.as_deref(), Some(existing));
 
         assert_eq!(
             field_of(json!({"message": "Go?", "attachment": "Cargo.toml"})),

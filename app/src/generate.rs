@@ -229,6 +229,7 @@ impl Generator {
             items,
             general_field: self.rng.bool(),
             timeout_s: None,
+            attachment: None,
         };
         (spec, answers)
     }

@@ -203,6 +203,8 @@ fn ask_blocks_until_the_operator_chooses_and_prints_the_option_id() {
             "yes:Ship it",
             "-o",
             "no:Not today",
+            "--attach",
+            "Cargo.toml",
         ],
     );
     let pending = surface.wait_pending(1);
@@ -226,9 +228,13 @@ fn ask_blocks_until_the_operator_chooses_and_prints_the_option_id() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(stdout(&output), "yes\n");
-    assert!(surface
-        .log("deploy")
-        .contains("\"type\":\"clarification_answer_submitted\""));
+    let log = surface.log("deploy");
+    assert!(log.contains("\"type\":\"clarification_answer_submitted\""));
+    let attached = format!(
+        "\"attachment\":\"{}/Cargo.toml\"",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    assert!(log.contains(&attached), "the choice keeps its attachment: {log}");
 }
 
 #[test]

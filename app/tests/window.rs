@@ -161,9 +161,14 @@ impl Window {
     }
 
     fn start(display: &Display, args: &[&str]) -> Window {
-        let child = display
-            .chatsurface()
-            .args(args)
+        let mut command = display.chatsurface();
+        command.args(args);
+        Window::spawn(display, command)
+    }
+
+    /// Starts a prepared `chatsurface` command and waits for its window to take the keyboard.
+    fn spawn(display: &Display, mut command: Command) -> Window {
+        let child = command
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -293,6 +298,78 @@ fn answers_a_batch_and_a_confirmation_with_the_keymap() {
     window.wait_for_exit();
     let reopened = chatsurface_model::read_log(&log).expect("the log still opens");
     assert_eq!(reopened.snapshot.open_questions(), 0);
+}
+
+#[test]
+fn ctrl_o_opens_the_attachment_of_the_question_being_answered() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("attachment");
+    let (plan, diff) = (dir.join("plan.md"), dir.join("release.diff"));
+    std::fs::write(&plan, "# Plan\n").unwrap();
+    std::fs::write(&diff, "--- a\n+++ b\n").unwrap();
+    // The fixture's questions, each given an attachment.
+    let log = dir.join("session.jsonl");
+    let fixture_text = std::fs::read_to_string(fixture("window-answer.jsonl")).unwrap();
+    let attached = fixture_text
+        .replace(
+            r#""title":"Release questions","#,
+            &format!(
+                r#""title":"Release questions","attachment":"{}","#,
+                plan.display()
+            ),
+        )
+        .replace(
+            r#""title":"Push the tag","#,
+            &format!(
+                r#""title":"Push the tag","attachment":"{}","#,
+                diff.display()
+            ),
+        );
+    assert_ne!(
+        attached, fixture_text,
+        "the fixture has the questions to attach to"
+    );
+    std::fs::write(&log, attached).unwrap();
+    // An opener that records what it was asked to open, one path a line.
+    let opened = dir.join("opened.txt");
+    let opener = dir.join("opener.sh");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n",
+            opened.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+
+    let display = Display::start("attachment");
+    let mut command = display.chatsurface();
+    command
+        .args(["open", log.to_str().unwrap(), "--size", "1100x800"])
+        .env("CHATSURFACE_OPENER", &opener);
+    let _window = Window::spawn(&display, command);
+    let opened_paths = |count: usize| {
+        let started = Instant::now();
+        loop {
+            let text = std::fs::read_to_string(&opened).unwrap_or_default();
+            let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+            if lines.len() >= count || started.elapsed() > Duration::from_secs(10) {
+                return lines;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    // o: the batch; Ctrl+O opens its plan. o again: the confirmation; Ctrl+O its diff.
+    display.keys(&["o", "ctrl+o"]);
+    assert_eq!(opened_paths(1), [plan.display().to_string()]);
+    display.keys(&["o", "ctrl+o"]);
+    assert_eq!(
+        opened_paths(2),
+        [plan.display().to_string(), diff.display().to_string()]
+    );
 }
 
 #[test]

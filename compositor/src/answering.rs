@@ -75,4 +75,6 @@ pub enum CardHit {
     Accept,
     /// A confirmation's decline button.
     Decline,
+    /// The line naming the question's attachment.
+    Attachment,
 }

@@ -98,6 +98,9 @@ pub struct BatchSpec {
     /// Seconds after which the batch expires, if it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
+    /// An absolute path the human can open from the question (a diff, a plan, a log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachment: Option<String>,
 }
 
 /// The answer to one item.

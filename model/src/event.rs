@@ -257,6 +257,7 @@ mod tests {
                     }],
                     general_field: true,
                     timeout_s: Some(30.0),
+                    attachment: None,
                 },
             },
             EventBody::DraftSaved {

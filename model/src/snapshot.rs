@@ -144,6 +144,17 @@ impl Snapshot {
         }
     }
 
+    /// The attachment of a question (a batch or confirmation), if it has one.
+    pub fn attachment(&self, node: NodeRef) -> Option<&str> {
+        match node {
+            NodeRef::Batch(index) => self.batches.get(index)?.spec.attachment.as_deref(),
+            NodeRef::Confirmation(index) => {
+                self.confirmations.get(index)?.spec.attachment.as_deref()
+            }
+            _ => None,
+        }
+    }
+
     /// The parent of a thread, as an index.
     pub fn parent_of(&self, thread: usize) -> Option<usize> {
         self.threads[thread].parent_index

@@ -175,7 +175,7 @@ pub fn validate_batch(batch: &BatchSpec) -> Checked {
             ));
         }
     }
-    Ok(())
+    absolute_path("batch.attachment", batch.attachment.as_deref())
 }
 
 /// Checks a confirmation an agent requests.
@@ -207,15 +207,21 @@ pub fn validate_confirmation(confirmation: &ConfirmationSpec) -> Checked {
             ));
         }
     }
-    if let Some(path) = &confirmation.attachment {
-        if !path.starts_with('/') {
-            return Err(ValidationError::new(
-                "confirmation.attachment",
-                "must be an absolute path",
-            ));
+    absolute_path(
+        "confirmation.attachment",
+        confirmation.attachment.as_deref(),
+    )
+}
+
+/// An attachment, when there is one, must be an absolute path: the log outlives the agent's
+/// working directory, so a relative path would name nothing by the time a human opens it.
+fn absolute_path(field: &str, path: Option<&str>) -> Checked {
+    match path {
+        Some(path) if !path.starts_with('/') => {
+            Err(ValidationError::new(field, "must be an absolute path"))
         }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// Checks a response (or a draft) against the batch it answers.
@@ -334,6 +340,7 @@ mod tests {
             items,
             general_field: false,
             timeout_s: None,
+            attachment: None,
         }
     }
 
@@ -343,6 +350,17 @@ mod tests {
         assert_eq!(error.field, "batch.items[0].options");
         assert!(error.rule.contains("at most 9"), "{error}");
         assert!(validate_batch(&batch(vec![choice_item("q", 9)])).is_ok());
+    }
+
+    #[test]
+    fn an_attachment_must_be_an_absolute_path() {
+        let mut spec = batch(vec![choice_item("q", 2)]);
+        spec.attachment = Some("plan.md".into());
+        let error = validate_batch(&spec).unwrap_err();
+        assert_eq!(error.field, "batch.attachment");
+        assert!(error.rule.contains("absolute"), "{error}");
+        spec.attachment = Some("/work/plan.md".into());
+        assert!(validate_batch(&spec).is_ok());
     }
 
     #[test]

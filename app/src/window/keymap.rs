@@ -123,6 +123,8 @@ pub enum Command {
     Submit,
     /// Decline the confirmation.
     Decline,
+    /// Open the attachment of the question being answered, or of the focused card.
+    OpenAttachment,
     /// Leave the field, or stop answering.
     Leave,
     /// An edit in the field being typed into.
@@ -136,6 +138,9 @@ pub fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
     // Keys that mean the same wherever the keyboard is.
     match key {
         Key::Enter if ctrl => return Some(Command::Submit),
+        Key::Character(text) if ctrl && text.eq_ignore_ascii_case("o") => {
+            return Some(Command::OpenAttachment)
+        }
         Key::Tab if context != KeyContext::Browsing => {
             return Some(if shift {
                 Command::PreviousItem
@@ -361,6 +366,30 @@ mod tests {
         assert_eq!(
             command_for(&ctrl(Key::Backspace), TYPING),
             Some(Command::Edit(EditCommand::BackspaceWord))
+        );
+    }
+
+    #[test]
+    fn ctrl_o_opens_the_attachment_wherever_the_keyboard_is() {
+        let typing = KeyContext::Typing {
+            multiline: true,
+            comment: false,
+        };
+        for context in [
+            KeyContext::Browsing,
+            KeyContext::ChoiceItem { custom: true },
+            KeyContext::Confirmation,
+            typing,
+        ] {
+            assert_eq!(
+                command_for(&ctrl(Key::Character("o".into())), context),
+                Some(Command::OpenAttachment),
+                "{context:?}"
+            );
+        }
+        assert_eq!(
+            command_for(&ch("o"), typing),
+            Some(Command::Edit(EditCommand::Insert("o".into())))
         );
     }
 

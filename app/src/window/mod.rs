@@ -12,6 +12,7 @@ mod editor;
 mod gpu;
 mod keymap;
 mod layers;
+mod opener;
 mod session;
 mod stats;
 
@@ -609,6 +610,12 @@ impl WindowApp {
             }
             Command::Submit => self.submit(true),
             Command::Decline => self.submit(false),
+            Command::OpenAttachment => {
+                let node = self.answering.as_ref().map(Answering::node);
+                if let Some(node) = node.or(self.focused_card) {
+                    self.open_attachment(node);
+                }
+            }
             Command::Leave => {
                 if let Some(answering) = &mut self.answering {
                     if !answering.leave_field() {
@@ -618,6 +625,14 @@ impl WindowApp {
             }
         }
         self.after_answer_change();
+    }
+
+    /// Opens the attachment of a question, saying in the status line what happened.
+    fn open_attachment(&mut self, node: NodeRef) {
+        self.status = Some(match self.session.snapshot().attachment(node) {
+            Some(path) => opener::open_attachment(path).unwrap_or_else(|error| error),
+            None => "this card has no attachment".to_owned(),
+        });
     }
 
     fn stop_answering(&mut self) {
@@ -671,6 +686,13 @@ impl WindowApp {
                     self.start_answering(node);
                 }
             }
+            Some(HitTarget::Answer {
+                node,
+                hit: CardHit::Attachment,
+            }) => {
+                self.focused_card = Some(node);
+                self.open_attachment(node);
+            }
             Some(HitTarget::Answer { node, hit }) => {
                 self.focused_card = Some(node);
                 self.start_answering(node);
@@ -701,6 +723,7 @@ impl WindowApp {
                     }
                     CardHit::Accept => self.submit(true),
                     CardHit::Decline => self.submit(false),
+                    CardHit::Attachment => {}
                 }
             }
             None => {}

@@ -546,6 +546,7 @@ fn batch_card(
     top.extend(painter.thread_label(snapshot, block));
     let top = painter.builder.row(Pixels(10.0), &top);
     let mut children = vec![top];
+    children.extend(attachment_line(painter, batch.spec.attachment.as_deref()));
     for (number, item) in batch.spec.items.iter().enumerate() {
         let answer = shown.and_then(|response| response.answer(&item.id));
         let item_box = item_block(painter, number, item, answer);
@@ -579,6 +580,37 @@ fn batch_card(
         (palette.border, Pixels(1.0))
     };
     painter.card(palette.card, Some(border), &children)
+}
+
+/// The line naming a question's attachment, which a click (or Ctrl+O) opens; none without one.
+fn attachment_line(painter: &mut Painter, path: Option<&str>) -> Option<NodeId> {
+    let path = path?;
+    let words = vec![
+        (
+            "Attachment  ".to_owned(),
+            SpanStyle {
+                strong: true,
+                ..SpanStyle::default()
+            },
+        ),
+        (
+            one_line(path),
+            SpanStyle {
+                mono: true,
+                ..SpanStyle::default()
+            },
+        ),
+        (
+            "   Ctrl+O or click to open".to_owned(),
+            SpanStyle {
+                color: Some(painter.style.palette.muted),
+                ..SpanStyle::default()
+            },
+        ),
+    ];
+    let line = painter.text(words, painter.small(painter.style.palette.text));
+    painter.builder.tag(line, CardHit::Attachment);
+    Some(line)
 }
 
 fn item_block(
@@ -929,25 +961,7 @@ fn confirmation_card(
         painter.body(),
     );
     let mut children = vec![top, message];
-    if let Some(path) = &spec.attachment {
-        let words = vec![
-            (
-                "Attachment  ".to_owned(),
-                SpanStyle {
-                    strong: true,
-                    ..SpanStyle::default()
-                },
-            ),
-            (
-                one_line(path),
-                SpanStyle {
-                    mono: true,
-                    ..SpanStyle::default()
-                },
-            ),
-        ];
-        children.push(painter.text(words, painter.small(palette.text)));
-    }
+    children.extend(attachment_line(painter, spec.attachment.as_deref()));
     if spec.comment {
         let comment = painter
             .answering

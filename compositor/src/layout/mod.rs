@@ -562,6 +562,37 @@ mod tests {
     }
 
     #[test]
+    fn a_question_with_an_attachment_shows_it_as_something_to_click() {
+        use crate::answering::CardHit;
+        use crate::test_support::batch;
+        let with = batch("b", "main").replace(
+            r#""title":"Pick","#,
+            r#""title":"Pick","attachment":"/tmp/plan.md","#,
+        );
+        let attachment = |snapshot: &Snapshot| {
+            let frame = lay_out(
+                &mut LayoutEngine::new(FontSet::BundledOnly),
+                snapshot,
+                &request(),
+            );
+            frame.hits.iter().any(|(_, target)| {
+                *target
+                    == HitTarget::Answer {
+                        node: NodeRef::Batch(0),
+                        hit: CardHit::Attachment,
+                    }
+            })
+        };
+        let attached = snapshot_from(&[thread("main", None), with]);
+        assert_eq!(attached.attachment(NodeRef::Batch(0)), Some("/tmp/plan.md"));
+        assert!(attachment(&attached));
+        assert!(!attachment(&snapshot_from(&[
+            thread("main", None),
+            batch("b", "main")
+        ])));
+    }
+
+    #[test]
     fn only_the_visible_cards_and_the_overscan_are_laid_out() {
         let snapshot = session(5_000);
         let mut engine = LayoutEngine::new(FontSet::BundledOnly);
