@@ -583,6 +583,61 @@ pub fn withdraw_orphaned_dialogs(store: &SessionStore) -> Result<usize, StoreErr
     Ok(withdrawn)
 }
 
+/// The longest a batch's expiry timer is set for; a later timeout is not armed (no server
+/// runs that long, and the next start arms it again).
+const LONGEST_TIMER: std::time::Duration = std::time::Duration::from_secs(366 * 86_400);
+
+/// Closes batch `id` as expired once `after` has passed, unless it was settled by then.
+fn expire_when_due(
+    session: Arc<LiveSession>,
+    id: chatsurface_model::BatchId,
+    after: std::time::Duration,
+) {
+    if after > LONGEST_TIMER {
+        return;
+    }
+    tokio::spawn(async move {
+        tokio::time::sleep(after).await;
+        // Decided under the session's lock, so an answer landing meanwhile wins.
+        let _ = session
+            .append_with(|snapshot| {
+                let open = snapshot
+                    .batch(&id)
+                    .is_some_and(|batch| batch.status == BatchStatus::Open);
+                let close = open.then(|| EventBody::ClarificationBatchClosed {
+                    batch_id: id.clone(),
+                    reason: BatchCloseReason::Expired,
+                });
+                Ok::<_, StoreError>((close.into_iter().collect(), ()))
+            })
+            .await;
+    });
+}
+
+/// Arms the expiry of every open batch that has a timeout, counted from when it was asked:
+/// what a server does when it starts, so a batch outlives a restart with its deadline (one
+/// that passed while no server ran expires at once). Dialogs are not batches of this kind:
+/// their question dies with their connection (see [`withdraw_orphaned_dialogs`]).
+fn expire_batches_when_due(store: &SessionStore) {
+    let now = std::time::SystemTime::now();
+    for (_, session) in store.all() {
+        let due: Vec<_> = session.read(|snapshot| {
+            snapshot
+                .batches
+                .iter()
+                .filter(|batch| {
+                    batch.status == BatchStatus::Open
+                        && batch.spec.thread_id.as_str() != DIALOG_THREAD
+                })
+                .filter_map(|batch| Some((batch.spec.id.clone(), batch.time_left(now)?)))
+                .collect()
+        });
+        for (id, after) in due {
+            expire_when_due(session.clone(), id, after);
+        }
+    }
+}
+
 /// Where the API listens.
 #[derive(Clone, Debug)]
 pub struct Listen {
@@ -617,6 +672,7 @@ pub async fn serve(
     let unix = tokio::net::UnixListener::bind(&listen.socket)?;
     std::fs::set_permissions(&listen.socket, std::fs::Permissions::from_mode(0o600))?;
     let following = state.store.clone();
+    expire_batches_when_due(&state.store);
     let app = router(state);
     let stopping = stop_sender.subscribe();
     // Other writers (the window, a second process) may append to the same logs: fold what
@@ -825,21 +881,8 @@ async fn open_batch(
     .await?;
     let session = state.store.get(&sid).map_err(store_error)?;
     if let Some(seconds) = timeout {
-        let (session, id) = (session.clone(), id.clone());
-        tokio::spawn(async move {
-            tokio::time::sleep(std::time::Duration::from_secs_f64(
-                seconds.clamp(0.0, 86_400.0),
-            ))
-            .await;
-            let still_open = session.read(|snapshot| batch_outcome(snapshot, &id).is_none());
-            if still_open {
-                let close = EventBody::ClarificationBatchClosed {
-                    batch_id: id,
-                    reason: BatchCloseReason::Expired,
-                };
-                let _ = append(&session, vec![close]).await;
-            }
-        });
+        let after = std::time::Duration::try_from_secs_f64(seconds).unwrap_or(LONGEST_TIMER);
+        expire_when_due(session.clone(), id.clone(), after);
     }
     Ok(Json(await_batch(&session, id, wait).await))
 }

@@ -234,7 +234,10 @@ fn ask_blocks_until_the_operator_chooses_and_prints_the_option_id() {
         "\"attachment\":\"{}/Cargo.toml\"",
         env!("CARGO_MANIFEST_DIR")
     );
-    assert!(log.contains(&attached), "the choice keeps its attachment: {log}");
+    assert!(
+        log.contains(&attached),
+        "the choice keeps its attachment: {log}"
+    );
 }
 
 #[test]
@@ -433,6 +436,47 @@ fn after_kill_9_the_acknowledged_answer_is_kept_and_the_orphan_is_withdrawn() {
     assert!(
         log.contains("\"outcome\":\"withdrawn\""),
         "the orphan shows as withdrawn"
+    );
+}
+
+#[test]
+fn a_batch_keeps_its_deadline_across_a_restart() {
+    let mut surface = Surface::new("deadline");
+    let token = surface.integration("planner", false);
+    let open = |id: &str, timeout_s: f64| {
+        let batch = json!({
+            "id": id, "wait": 0, "timeout_s": timeout_s,
+            "items": [{"id": "q", "prompt": "Go on?", "kind": "yes_no"}]
+        });
+        let (status, body) = surface.http(
+            "POST",
+            "/v1/sessions/plan/clarifications",
+            Some(&token),
+            Some(batch.to_string().as_bytes()),
+        );
+        assert_eq!((status, &body["pending"]), (200, &json!(true)), "{body}");
+    };
+    // One batch whose timeout passes while no server runs, one that is still due after it.
+    open("soon", 1.0);
+    open("later", 6.0);
+    surface.kill_server();
+    std::thread::sleep(Duration::from_millis(1500));
+    surface.start();
+    let poll = |id: &str, wait: u32| {
+        let path = format!("/v1/sessions/plan/clarifications/{id}?wait={wait}");
+        surface.http("GET", &path, Some(&token), None).1
+    };
+    assert_eq!(
+        poll("soon", 5)["status"],
+        "expired",
+        "a deadline that passed during the restart is kept at once"
+    );
+    assert_eq!(poll("later", 0)["pending"], true, "not yet due");
+    let started = Instant::now();
+    assert_eq!(poll("later", 15)["status"], "expired");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "expired at its deadline, not a full timeout after the restart"
     );
 }
 

@@ -182,6 +182,18 @@ pub struct ClarificationBatch {
 }
 
 impl ClarificationBatch {
+    /// How long from `now` until the batch's timeout passes (zero when it has), counted from
+    /// when it was asked; none when it has no timeout or its time does not parse. Lets a
+    /// server that starts after the batch was opened expire it when it was meant to.
+    pub fn time_left(&self, now: std::time::SystemTime) -> Option<std::time::Duration> {
+        use time::format_description::well_known::Rfc3339;
+        let timeout = self.spec.timeout_s.filter(|seconds| seconds.is_finite())?;
+        let opened = time::OffsetDateTime::parse(&self.opened_at, &Rfc3339).ok()?;
+        let due = opened + time::Duration::seconds_f64(timeout.clamp(0.0, 1e9));
+        let left = due - time::OffsetDateTime::from(now);
+        Some(std::time::Duration::try_from(left).unwrap_or(std::time::Duration::ZERO))
+    }
+
     /// The title to show: the batch's own, or its first item's header or prompt.
     pub fn display_title(&self) -> &str {
         self.spec
@@ -195,5 +207,49 @@ impl ClarificationBatch {
             })
             .or_else(|| self.spec.items.first().map(|item| item.prompt.as_str()))
             .unwrap_or("Questions")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+    fn batch(timeout_s: Option<f64>, opened_at: &str) -> ClarificationBatch {
+        ClarificationBatch {
+            spec: BatchSpec {
+                id: "b".into(),
+                thread_id: "t".into(),
+                title: None,
+                items: Vec::new(),
+                general_field: false,
+                timeout_s,
+                attachment: None,
+            },
+            status: BatchStatus::Open,
+            response: None,
+            draft: None,
+            opened_at: opened_at.to_owned(),
+            revision: 1,
+        }
+    }
+
+    #[test]
+    fn time_left_counts_from_when_the_batch_was_asked() {
+        // 2026-12-02T10:00:00Z
+        let asked = UNIX_EPOCH + Duration::from_secs(1_796_205_600);
+        let opened = "2026-12-02T10:00:00Z";
+        let later = |seconds| asked + Duration::from_secs(seconds);
+        assert_eq!(
+            batch(Some(90.0), opened).time_left(later(30)),
+            Some(Duration::from_secs(60))
+        );
+        assert_eq!(
+            batch(Some(90.0), opened).time_left(later(600)),
+            Some(Duration::ZERO),
+            "a timeout that passed while no server ran is due at once"
+        );
+        assert_eq!(batch(None, opened).time_left(SystemTime::now()), None);
+        assert_eq!(batch(Some(90.0), "yesterday").time_left(later(0)), None);
     }
 }
