@@ -202,17 +202,18 @@ impl LiveSession {
     /// Every settle (this task's or a blocking appender's) ends by waking the waiters, who
     /// look at their own point again.
     async fn durable(self: &Arc<Self>, point: SyncPoint) -> Result<(), LogError> {
+        // Subscribed before the first look, so a round that ends after it wakes this task.
         let mut ended = self.fsyncs_ended.subscribe();
-        if let Some(outcome) = point.outcome() {
-            return outcome;
-        }
-        self.ensure_syncing(point.clone());
         loop {
             if let Some(outcome) = point.outcome() {
                 return outcome;
             }
+            // Again after every wake: the task may have ended without covering this point
+            // (the point can hold bytes no queued append does, such as lines another
+            // process wrote and `follow` folded), and then this waiter starts the next.
+            self.ensure_syncing(point.clone());
             if ended.changed().await.is_err() {
-                // The session is being dropped; nothing will sync now but this task.
+                // Cannot happen while this task holds the session; sync here, not spin.
                 return self.settle(&point);
             }
         }
@@ -238,7 +239,12 @@ impl LiveSession {
                     .map(|(queued, _)| queued.clone());
                 match next {
                     Some(queued) if !session.syncing.swap(true, Ordering::SeqCst) => point = queued,
-                    _ => return,
+                    _ => {
+                        // Woken once more with the flag clear, a waiter this round did not
+                        // cover starts a task of its own.
+                        session.fsyncs_ended.send_modify(|ended| *ended += 1);
+                        return;
+                    }
                 }
             }
         };
@@ -693,6 +699,27 @@ mod tests {
         let on_disk = store.reread("s").unwrap();
         assert_eq!(on_disk.messages.len(), acknowledged.len());
         assert_eq!(on_disk.last_seq, *acknowledged.last().unwrap());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_durable_read_of_lines_another_writer_left_unsynced_returns_once_synced() {
+        let store = SessionStore::open(&temp_dir("other-writer")).unwrap();
+        let session = store.get_or_create("s", "S").unwrap();
+        session.append(topic("t")).unwrap();
+        // Another process writes a line and has not fsynced it yet; this server folds it.
+        let mut other = LogWriter::open(&store.path_of("s")).unwrap();
+        let (_, unsynced) = other.append_all_unsynced([topic("u")]).unwrap();
+        assert_eq!(session.follow().unwrap(), 1);
+        assert!(!session.lock().sync_point().is_synced());
+        let threads = tokio::time::timeout(
+            Duration::from_secs(10),
+            session.read_durable(|snapshot| snapshot.threads.len()),
+        )
+        .await
+        .expect("no queued append covers that line, and the read still gets its fsync");
+        assert_eq!(threads, 2);
+        assert!(session.lock().sync_point().is_synced());
+        drop(unsynced);
     }
 
     #[tokio::test]
