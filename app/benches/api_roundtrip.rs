@@ -1,6 +1,7 @@
 //! The local API under load, over a real unix socket: 1,000 sequential ask → answer round
-//! trips (a dialog opened by an integration, answered by the operator the moment it shows on
-//! the session's event stream), and how many events per second the API ingests.
+//! trips (a dialog opened by an integration on a new connection, as `chatsurface ask` does,
+//! answered by the operator the moment it shows on the session's event stream), and how many
+//! events per second the API ingests.
 //!
 //! Every event is fsynced before the request that wrote it is answered, so the numbers are
 //! the API's overhead with a human who answers instantly and a disk that really syncs.
@@ -270,10 +271,11 @@ fn main() {
         println!("{where_}");
 
         let answering = tokio::spawn(answer_confirmations(socket.clone(), operator.clone()));
-        let mut agent_connection = connect(&socket).await;
         let mut round_trips = Vec::with_capacity(ROUND_TRIPS);
         for _ in 0..ROUND_TRIPS {
             let started = Instant::now();
+            // A new connection for every question, as `chatsurface ask` makes.
+            let mut agent_connection = connect(&socket).await;
             let path = format!("/v1/integrations/{SESSION}/dialogs");
             let body = r#"{"message":"Go?"}"#.to_owned();
             let (status, answer) = exchange(&mut agent_connection, Method::POST, &path, &agent, body).await;

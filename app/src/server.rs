@@ -151,10 +151,25 @@ pub fn router(state: ApiState) -> Router {
         )
         .route("/v1/sessions/{sid}/clarifications", post(open_batch))
         .route("/v1/sessions/{sid}/clarifications/{bid}", get(poll_batch))
-        .route("/v1/sessions/{sid}/messages", post(post_message))
+        .route(
+            "/v1/sessions/{sid}/messages",
+            post(|state, sid, headers, request| {
+                post_mirrored(state, sid, headers, request, Mirrored::Message)
+            }),
+        )
         .route("/v1/sessions/{sid}/messages/{mid}/chunks", post(post_chunk))
-        .route("/v1/sessions/{sid}/threads", post(open_thread))
-        .route("/v1/sessions/{sid}/decisions", post(record_decision))
+        .route(
+            "/v1/sessions/{sid}/threads",
+            post(|state, sid, headers, request| {
+                post_mirrored(state, sid, headers, request, Mirrored::Thread)
+            }),
+        )
+        .route(
+            "/v1/sessions/{sid}/decisions",
+            post(|state, sid, headers, request| {
+                post_mirrored(state, sid, headers, request, Mirrored::Decision)
+            }),
+        )
         .route("/v1/pending", get(list_pending))
         .route("/v1/pending/{id}", post(answer_pending))
         .fallback(|| async { ApiError::new(404, "not_found", "no such endpoint") })
@@ -763,15 +778,17 @@ async fn append_one(
     Ok(Json(json!({ "id": id })))
 }
 
-async fn post_message(
+/// `POST …/messages`, `…/threads`, `…/decisions`: one mirrored thing, `kind` of the body.
+async fn post_mirrored(
     State(state): State<ApiState>,
     UrlPath(sid): UrlPath<String>,
     headers: HeaderMap,
     request: Request,
+    kind: fn(serde_json::Map<String, Value>) -> Mirrored,
 ) -> Result<Json<Value>, ApiError> {
     caller(&state, &headers)?;
     let map = json_body(&body_bytes(request).await?)?;
-    append_one(&state, &sid, false, Mirrored::Message(map)).await
+    append_one(&state, &sid, false, kind(map)).await
 }
 
 async fn post_chunk(
@@ -783,28 +800,6 @@ async fn post_chunk(
     caller(&state, &headers)?;
     let chunk = Mirrored::chunk(&mid, json_body(&body_bytes(request).await?)?)?;
     append_one(&state, &sid, true, chunk).await
-}
-
-async fn open_thread(
-    State(state): State<ApiState>,
-    UrlPath(sid): UrlPath<String>,
-    headers: HeaderMap,
-    request: Request,
-) -> Result<Json<Value>, ApiError> {
-    caller(&state, &headers)?;
-    let map = json_body(&body_bytes(request).await?)?;
-    append_one(&state, &sid, false, Mirrored::Thread(map)).await
-}
-
-async fn record_decision(
-    State(state): State<ApiState>,
-    UrlPath(sid): UrlPath<String>,
-    headers: HeaderMap,
-    request: Request,
-) -> Result<Json<Value>, ApiError> {
-    caller(&state, &headers)?;
-    let map = json_body(&body_bytes(request).await?)?;
-    append_one(&state, &sid, false, Mirrored::Decision(map)).await
 }
 
 /// `POST …/events`: many mirrored things in one request, written together with one fsync
