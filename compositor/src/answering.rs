@@ -7,7 +7,7 @@
 //! can be turned into the same action as a key. This module only describes; it never edits an
 //! answer and never writes to the log.
 
-use chatsurface_model::{ClarificationResponse, NodeRef};
+use chatsurface_model::{ClarificationResponse, History, NodeRef};
 
 /// A text field inside an open question card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,6 +35,8 @@ pub struct FieldCaret {
 /// The open question the operator is working on.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AnswerView {
+    /// The snapshot the node points into.
+    pub history: History,
     /// The batch or confirmation.
     pub node: NodeRef,
     /// The focused part: an item, the general note or the comment; `None` for the card as a

@@ -7,9 +7,10 @@
 //! does not measure: text is never shaped here, and the only size it reads is how many
 //! overview rows fit.
 
-use crate::intent::Intent;
+use crate::intent::{Elsewhere, Intent, Notice};
 use chatsurface_model::{
-    BatchStatus, ConfirmationStatus, NodeRef, Snapshot, ThreadKind, ThreadNode, ThreadStatus,
+    BatchStatus, ConfirmationStatus, History, NodeRef, Snapshot, ThreadKind, ThreadNode,
+    ThreadStatus,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -34,6 +35,10 @@ pub struct HeaderSummary<'s> {
     pub pending_confirmations: usize,
     /// Titles from the topic down to the focused thread.
     pub breadcrumb: Vec<&'s str>,
+    /// What waits in other sessions.
+    pub elsewhere: Elsewhere,
+    /// The window's last word to the human.
+    pub notice: Option<Notice>,
 }
 
 impl HeaderSummary<'_> {
@@ -57,10 +62,18 @@ impl HeaderSummary<'_> {
                 "confirmations",
             ));
         }
-        if parts.is_empty() {
-            "Nothing awaits you".to_owned()
-        } else {
-            parts.join(" · ")
+        let elsewhere = (self.elsewhere.questions > 0).then(|| {
+            format!(
+                "{} waiting in {}",
+                self.elsewhere.questions,
+                plural(self.elsewhere.sessions, "other session", "other sessions")
+            )
+        });
+        match (parts.is_empty(), elsewhere) {
+            (true, None) => "Nothing awaits you".to_owned(),
+            (true, Some(elsewhere)) => format!("Nothing here · {elsewhere} (o goes there)"),
+            (false, None) => parts.join(" · "),
+            (false, Some(elsewhere)) => format!("{} here · {elsewhere}", parts.join(" · ")),
         }
     }
 }
@@ -167,7 +180,7 @@ struct CachedView {
 /// thread drilled into and what is unfolded.
 #[derive(Clone, Debug, PartialEq)]
 struct TranscriptKey {
-    snapshot: usize,
+    history: History,
     last_seq: u64,
     timeline: usize,
     focus: Option<usize>,
@@ -195,7 +208,7 @@ pub fn declutter_cached<'s>(
     cache: &mut TranscriptCache,
 ) -> DeclutteredView<'s> {
     let key = TranscriptKey {
-        snapshot: std::ptr::from_ref(snapshot) as usize,
+        history: snapshot.history,
         last_seq: snapshot.last_seq,
         timeline: snapshot.timeline.len(),
         focus: intent.focus,
@@ -240,6 +253,8 @@ fn header_summary<'s>(snapshot: &'s Snapshot, intent: &Intent) -> HeaderSummary<
             .iter()
             .map(|&thread| snapshot.threads[thread].spec.title.as_str())
             .collect(),
+        elsewhere: intent.elsewhere,
+        notice: intent.notice.clone(),
     }
 }
 

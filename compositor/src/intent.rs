@@ -56,6 +56,26 @@ impl Default for Viewport {
     }
 }
 
+/// What waits for the human in sessions other than the one shown (the window counts them
+/// across its store; a single log has none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Elsewhere {
+    /// Open batches and pending confirmations in other sessions.
+    pub questions: usize,
+    /// How many other sessions hold them.
+    pub sessions: usize,
+}
+
+/// A line the window shows in the frame about what just happened ("sent", or that an answer
+/// was not saved).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    /// What happened, one line.
+    pub text: String,
+    /// Whether it is a failure the human must not miss (drawn in the danger colour).
+    pub alarm: bool,
+}
+
 /// What the operator asked for, before it is checked.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct IntentRequest {
@@ -73,6 +93,10 @@ pub struct IntentRequest {
     pub density: Density,
     /// The open question being answered, drawn from the operator's working answer.
     pub answering: Option<AnswerView>,
+    /// What waits in other sessions, for the header.
+    pub elsewhere: Elsewhere,
+    /// The window's last word to the human, shown in the header.
+    pub notice: Option<Notice>,
 }
 
 /// A request that cannot be honoured: which field, and why.
@@ -109,6 +133,10 @@ pub struct Intent {
     pub style: Style,
     /// The open question being answered.
     pub answering: Option<AnswerView>,
+    /// What waits in other sessions.
+    pub elsewhere: Elsewhere,
+    /// The window's last word to the human.
+    pub notice: Option<Notice>,
 }
 
 impl Intent {
@@ -166,6 +194,12 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         })?),
     };
     if let Some(view) = &request.answering {
+        if view.history != snapshot.history {
+            return Err(IntentError {
+                field: "answering",
+                reason: "the question belongs to another session's snapshot".to_owned(),
+            });
+        }
         if !snapshot.is_open_question(view.node) {
             return Err(IntentError {
                 field: "answering",
@@ -180,14 +214,28 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         current = snapshot.parent_of(thread);
     }
     breadcrumb.reverse();
+    // A scroll anchor or an unfolded block kept from another snapshot may point past this
+    // one's vectors: such references are dropped, never followed.
+    let scroll = match request.scroll {
+        ScrollAnchor::Block { block, .. } if !snapshot.contains(block) => ScrollAnchor::Bottom,
+        anchor => anchor,
+    };
+    let expanded = request
+        .expanded
+        .iter()
+        .copied()
+        .filter(|node| snapshot.contains(*node))
+        .collect();
     Ok(Intent {
         viewport,
         focus,
         breadcrumb,
-        scroll: request.scroll,
-        expanded: request.expanded.clone(),
+        scroll,
+        expanded,
         style: Style::new(request.theme, request.density),
         answering: request.answering.clone(),
+        elsewhere: request.elsewhere,
+        notice: request.notice.clone(),
     })
 }
 

@@ -12,6 +12,7 @@
 
 pub mod answering;
 pub mod declutter;
+pub mod identity;
 pub mod intent;
 pub mod layout;
 pub mod markdown;
@@ -64,6 +65,15 @@ impl ChatSurfaceCompositor {
             transcript: TranscriptCache::default(),
             rasterizer: TinySkiaRasterizer::default(),
         }
+    }
+
+    /// Forgets every cached transcript, overview and card, as GPUI's `ListState::reset`: the
+    /// window calls it when it moves to another session. (Caches are keyed by the snapshot's
+    /// [`chatsurface_model::History`] as well, so a stale entry can never be taken for a new
+    /// one; the reset frees them at once.)
+    pub fn reset(&mut self) {
+        self.layout.reset();
+        self.transcript = TranscriptCache::default();
     }
 
     /// Runs the first three stages: the frame's display list and hit regions.
@@ -151,5 +161,90 @@ impl ChatSurfaceCompositor {
     /// Transcript cards held in the layout cache.
     pub fn cached_cards(&self) -> usize {
         self.layout.cached_cards()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::intent::Viewport;
+    use crate::test_support::{batch, message, snapshot_from, thread};
+    use crate::units::ScaleFactor;
+
+    fn request() -> IntentRequest {
+        IntentRequest {
+            viewport: Viewport {
+                width: Pixels(900.0),
+                height: Pixels(600.0),
+                scale: ScaleFactor(1.0),
+            },
+            ..IntentRequest::default()
+        }
+    }
+
+    /// Session A asks three questions; session B has as many events, and as many timeline
+    /// entries, but only messages: every index A's overview and cards hold is past B's.
+    fn two_sessions() -> (Snapshot, Snapshot) {
+        let a = snapshot_from(&[
+            thread("main", None),
+            batch("b1", "main"),
+            batch("b2", "main"),
+            batch("b3", "main"),
+        ]);
+        let b = snapshot_from(&[
+            thread("main", None),
+            message("m1", "main", "Deploy finished in 4 minutes."),
+            message("m2", "main", "All health checks are green."),
+            message("m3", "main", "Nothing else to do here."),
+        ]);
+        assert_eq!(a.last_seq, b.last_seq);
+        assert_eq!(a.timeline.len(), b.timeline.len());
+        (a, b)
+    }
+
+    fn pixels(compositor: &mut ChatSurfaceCompositor, snapshot: &Snapshot) -> Vec<u8> {
+        let (pixmap, _) = compositor
+            .compose(snapshot, &request())
+            .expect("the request is valid");
+        pixmap.data().to_vec()
+    }
+
+    #[test]
+    fn a_second_session_composes_as_a_fresh_compositor_would() {
+        let (a, b) = two_sessions();
+        let expected = pixels(&mut ChatSurfaceCompositor::new(FontSet::BundledOnly), &b);
+        let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
+        // The window keeps its session in one place, so B's snapshot takes A's address.
+        let mut shown = a;
+        let first = pixels(&mut compositor, &shown);
+        shown = b;
+        assert_eq!(pixels(&mut compositor, &shown), expected);
+        assert_ne!(first, expected, "the two sessions look different");
+    }
+
+    #[test]
+    fn a_reset_compositor_composes_as_a_fresh_one() {
+        let (a, b) = two_sessions();
+        let expected = pixels(&mut ChatSurfaceCompositor::new(FontSet::BundledOnly), &b);
+        let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
+        pixels(&mut compositor, &a);
+        compositor.reset();
+        assert_eq!(compositor.cached_cards(), 0);
+        assert_eq!(pixels(&mut compositor, &b), expected);
+    }
+
+    #[test]
+    fn references_kept_from_another_session_are_dropped_not_followed() {
+        let (a, b) = two_sessions();
+        let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
+        let mut stale = request();
+        stale.scroll = ScrollAnchor::Block {
+            block: chatsurface_model::NodeRef::Batch(2),
+            offset: Pixels::ZERO,
+        };
+        stale.expanded.insert(chatsurface_model::NodeRef::Batch(1));
+        compositor.compose(&a, &stale).expect("A has these nodes");
+        let (_, info) = compositor.compose(&b, &stale).expect("B drops them");
+        assert!(info.at_bottom);
     }
 }

@@ -194,8 +194,8 @@ impl Scene {
         Some((bounds, cropped))
     }
 
-    /// A hash of everything the scene paints. Shaped text is identified by its `Arc`, which
-    /// layout's caches keep stable while the text is unchanged, so equal fingerprints on
+    /// A hash of everything the scene paints. Shaped text is identified by its [`PaintId`](crate::identity::PaintId),
+    /// which layout's caches keep stable while the text is unchanged, so equal fingerprints on
     /// consecutive frames mean equal pixels and the painted layer can be kept.
     pub fn fingerprint(&self) -> u64 {
         use std::hash::{Hash, Hasher};
@@ -223,7 +223,7 @@ impl Scene {
             run.origin.x.0.to_bits().hash(&mut hasher);
             run.origin.y.0.to_bits().hash(&mut hasher);
             rect(&run.clip, &mut hasher);
-            (Arc::as_ptr(&run.text) as usize).hash(&mut hasher);
+            run.text.id.hash(&mut hasher);
             run.color.hash(&mut hasher);
             run.layer.hash(&mut hasher);
         }

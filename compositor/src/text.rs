@@ -7,6 +7,7 @@
 //! styled spans into [`ShapedText`]: positioned glyphs with a measured size. It does not decide
 //! what text to show, nor draw anything.
 
+use crate::identity::PaintId;
 use crate::theme::Color;
 use crate::units::Pixels;
 use cosmic_text::{
@@ -66,6 +67,8 @@ pub struct PositionedGlyph {
 /// Text shaped and laid out, ready to draw at any scale.
 #[derive(Clone, Debug, Default)]
 pub struct ShapedText {
+    /// Which shaping this is, for caches of what is painted from it.
+    pub id: PaintId,
     /// Every glyph.
     pub glyphs: Vec<PositionedGlyph>,
     /// The widest line.

@@ -34,7 +34,7 @@ pub use nodes::{
     Decision, DecisionSpec, MessageNode, MessageSpec, Role, Session, ThreadKind, ThreadNode,
     ThreadSpec, ThreadStatus,
 };
-pub use snapshot::{NodeRef, Snapshot, TimelineEntry};
+pub use snapshot::{History, NodeRef, Snapshot, TimelineEntry};
 pub use validate::{
     limits, validate_batch, validate_confirmation, validate_response, validate_thread,
     ValidationError,

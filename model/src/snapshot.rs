@@ -10,6 +10,30 @@ use crate::ids::{BatchId, ConfirmationId, MessageId, ThreadId};
 use crate::nodes::{Decision, MessageNode, Session, ThreadNode};
 use serde::Serialize;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Identifies one folded history: every snapshot made (by `Default`, by reading a log, by
+/// `clone`) gets a number no other snapshot of this process has had.
+///
+/// Caches that hold what was computed from a snapshot key it by its history, so two sessions
+/// (or a session and its clone, which may fold different events from then on) never share an
+/// entry, even when their last sequence numbers or their addresses in memory are equal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct History(u64);
+
+impl History {
+    /// A history number not used before in this process.
+    pub fn fresh() -> History {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        History(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Default for History {
+    fn default() -> History {
+        History::fresh()
+    }
+}
 
 /// Points at one node of the snapshot by its index in the vector of its kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -38,8 +62,11 @@ pub struct TimelineEntry {
 }
 
 /// The folded state of one session.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize)]
 pub struct Snapshot {
+    /// Which folded history this is; a clone gets a history of its own.
+    #[serde(skip)]
+    pub history: History,
     /// The session, once `session_started` was seen.
     pub session: Option<Session>,
     /// Every thread, in the order opened.
@@ -70,6 +97,24 @@ pub(crate) struct SnapshotIndex {
     pub(crate) messages: HashMap<MessageId, usize>,
     pub(crate) batches: HashMap<BatchId, usize>,
     pub(crate) confirmations: HashMap<ConfirmationId, usize>,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Snapshot {
+        Snapshot {
+            history: History::fresh(),
+            session: self.session.clone(),
+            threads: self.threads.clone(),
+            messages: self.messages.clone(),
+            batches: self.batches.clone(),
+            confirmations: self.confirmations.clone(),
+            decisions: self.decisions.clone(),
+            last_seq: self.last_seq,
+            unknown_events: self.unknown_events,
+            timeline: self.timeline.clone(),
+            index: self.index.clone(),
+        }
+    }
 }
 
 impl Snapshot {
@@ -125,6 +170,18 @@ impl Snapshot {
             .iter()
             .map(|thread| thread.pending_confirmations)
             .sum()
+    }
+
+    /// Whether a node points into this snapshot's vectors (a `NodeRef` kept from another
+    /// snapshot may not).
+    pub fn contains(&self, node: NodeRef) -> bool {
+        match node {
+            NodeRef::Thread(index) => index < self.threads.len(),
+            NodeRef::Message(index) => index < self.messages.len(),
+            NodeRef::Batch(index) => index < self.batches.len(),
+            NodeRef::Confirmation(index) => index < self.confirmations.len(),
+            NodeRef::Decision(index) => index < self.decisions.len(),
+        }
     }
 
     /// Whether a node is a question still waiting for the human: an open batch or a pending

@@ -12,13 +12,16 @@ use super::keymap::KeyContext;
 use chatsurface_compositor::answering::{AnswerField, AnswerView};
 use chatsurface_model::{
     validate_response, AnswerKind, BatchSpec, ClarificationResponse, ConfirmationOutcome,
-    EventBody, ItemAnswer, NodeRef, OptionId, Snapshot,
+    EventBody, History, ItemAnswer, NodeRef, OptionId, Snapshot,
 };
 use cosmic_text::FontSystem;
 
-/// The question being answered: a batch or a confirmation, by index into the snapshot.
+/// The question being answered: a batch or a confirmation, by index into the snapshot whose
+/// history it names. Every method must be handed that snapshot (the window checks
+/// [`Answering::history`] first): an index means nothing in another.
 #[derive(Debug)]
 pub struct Answering {
+    history: History,
     node: NodeRef,
     focus: Option<AnswerField>,
     editor: Option<FieldEditor>,
@@ -36,6 +39,7 @@ impl Answering {
             return None;
         }
         let mut answering = Answering {
+            history: snapshot.history,
             node,
             focus: None,
             editor: None,
@@ -69,6 +73,11 @@ impl Answering {
         self.node
     }
 
+    /// The snapshot the question's index points into.
+    pub fn history(&self) -> History {
+        self.history
+    }
+
     /// Whether a field is being typed into.
     pub fn is_typing(&self) -> bool {
         self.editor.is_some()
@@ -77,6 +86,7 @@ impl Answering {
     /// What the compositor draws.
     pub fn view(&self) -> AnswerView {
         AnswerView {
+            history: self.history,
             node: self.node,
             focus: self.focus,
             editing: self.editor.as_ref().map(FieldEditor::caret),

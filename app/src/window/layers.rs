@@ -9,6 +9,7 @@
 //! rectangles over the layers, so moving them repaints nothing.
 
 use super::gpu::{DrawItem, Gpu, LayerTexture};
+use chatsurface_compositor::identity::PaintId;
 use chatsurface_compositor::layout::{CardLayout, FrameLayout};
 use chatsurface_compositor::theme::Color;
 use chatsurface_compositor::units::{Rect, ScaleFactor};
@@ -30,7 +31,7 @@ pub struct RetainedLayers {
     scale_bits: u32,
     chrome: Option<(u64, LayerTexture)>,
     overlay: Option<(u64, Rect, LayerTexture)>,
-    cards: HashMap<usize, CardLayer>,
+    cards: HashMap<PaintId, CardLayer>,
     frame: u64,
 }
 
@@ -87,7 +88,7 @@ impl RetainedLayers {
         }
         let width = frame.regions.transcript.width;
         for card in &frame.cards {
-            let key = Arc::as_ptr(&card.layout) as usize;
+            let key = card.layout.id;
             let current = self.frame;
             match self.cards.get_mut(&key) {
                 Some(layer) => layer.used_in_frame = current,
@@ -157,7 +158,7 @@ impl RetainedLayers {
             device(region.height.0).max(0.0) as u32,
         ];
         for card in &frame.cards {
-            if let Some(layer) = self.cards.get(&(Arc::as_ptr(&card.layout) as usize)) {
+            if let Some(layer) = self.cards.get(&card.layout.id) {
                 items.push(DrawItem {
                     layer: &layer.texture,
                     rect: [

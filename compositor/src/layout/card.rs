@@ -8,6 +8,7 @@
 //! about what a card means.
 
 use crate::answering::CardHit;
+use crate::identity::PaintId;
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{ShapedText, SpanStyle, TextLayoutParams, TextSystem};
 use crate::theme::Color;
@@ -45,6 +46,8 @@ enum NodeKind {
 /// The laid-out contents of one card, relative to its top-left corner.
 #[derive(Clone, Debug, Default)]
 pub struct CardLayout {
+    /// Which layout this is: a retained texture painted from it is keyed by this.
+    pub id: PaintId,
     /// The card's height.
     pub height: Pixels,
     /// Its rectangles.

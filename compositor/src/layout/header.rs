@@ -62,7 +62,8 @@ pub fn paint_header(
             },
         )
     };
-    let waiting = summary.open_questions + summary.pending_confirmations > 0;
+    let waiting =
+        summary.open_questions + summary.pending_confirmations + summary.elsewhere.questions > 0;
     if waiting {
         let fill = if summary.pending_confirmations > 0 {
             palette.danger
@@ -96,6 +97,29 @@ pub fn paint_header(
         layer: Layer::Panels,
     });
 
+    if let Some(notice) = summary.notice.as_ref().filter(|notice| notice.alarm) {
+        // A failure to save an answer must be impossible to miss: it takes the whole band.
+        scene.push_quad(Quad {
+            bounds: region,
+            clip: region,
+            fill: Some(palette.danger),
+            border: None,
+            corner_radius: Pixels::ZERO,
+            layer: Layer::Panels,
+        });
+        let line = lines.line(&notice.text, bold, metrics.font_size, text);
+        scene.push_text(TextRun {
+            origin: Point {
+                x: region.x + pad,
+                y: region.y + (region.height - line.height) * 0.5,
+            },
+            clip: region,
+            text: line,
+            color: palette.background,
+            layer: Layer::Panels,
+        });
+        return;
+    }
     let title_right = if side_by_side {
         pill.x - pad
     } else {
@@ -133,6 +157,9 @@ pub fn paint_header(
         layer: Layer::Panels,
     });
     let mut sub = Vec::new();
+    if let Some(notice) = &summary.notice {
+        sub.push(notice.text.clone());
+    }
     if let Some(agent) = summary.agent {
         sub.push(format!("agent: {agent}"));
     }

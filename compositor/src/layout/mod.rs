@@ -120,6 +120,12 @@ impl LayoutEngine {
         }
     }
 
+    /// Drops every laid-out card (the fonts and shaped UI lines stay): the next frame lays
+    /// out from nothing, as a new engine would.
+    pub fn reset(&mut self) {
+        self.transcript = TranscriptLayout::default();
+    }
+
     /// The text system, which the rasteriser needs for glyph images.
     pub fn text_system(&mut self) -> &mut TextSystem {
         &mut self.text
@@ -530,6 +536,7 @@ mod tests {
             }));
         let mut answering = request();
         answering.answering = Some(AnswerView {
+            history: snapshot.history,
             node: NodeRef::Batch(0),
             focus: Some(AnswerField::Item(0)),
             editing: Some(FieldCaret::default()),

@@ -1,7 +1,7 @@
 //! The transcript: a virtual list of cards, bottom-aligned like a chat log.
 //!
 //! Only the blocks that show (plus a margin) are laid out, starting from the scroll anchor, and
-//! every card's layout is cached by (node, revision, presentation, width, style), so scrolling
+//! every card's layout is cached by (history, node, revision, presentation, width, style), so scrolling
 //! and appending never lay out the whole session. Scrolling is expressed as a new anchor (a
 //! block and an offset into it), which keeps the view stable while content is appended below.
 
@@ -14,7 +14,7 @@ use crate::intent::ScrollAnchor;
 use crate::text::TextSystem;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, Rect};
-use chatsurface_model::{NodeRef, Snapshot};
+use chatsurface_model::{History, NodeRef, Snapshot};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -25,6 +25,8 @@ pub const OVERSCAN: Pixels = Pixels(400.0);
 /// What a card's layout depends on; a change to any of these lays it out again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CardKey {
+    /// The folded history the node belongs to: indices of two sessions never meet here.
+    history: History,
     node: NodeRef,
     revision: u64,
     presentation: Presentation,
@@ -119,6 +121,7 @@ impl TranscriptLayout {
         let (snapshot, style) = (list.snapshot, list.style);
         let answering = list.answering.filter(|view| view.node == block.node);
         let key = CardKey {
+            history: snapshot.history,
             node: block.node,
             revision: revision_of(snapshot, block.node),
             presentation: block.presentation,

@@ -1,0 +1,765 @@
+//! The window's state without the window: which session is shown, the view of it (scroll,
+//! focus, the thread drilled into, what is unfolded), the question being answered, and what
+//! the last frame showed, with every rule for changing them.
+//!
+//! Input arrives here as keymap [`Command`]s and pointer positions; frames are laid out here
+//! through the compositor's public API; answers and drafts are appended here. No winit, no
+//! GPU: the whole desk runs in tests without a display, which is how the rule that matters
+//! most is checked: **an answer is written only for the question the human had on screen, in
+//! the session it belongs to.** A frame remembers the snapshot history it was laid out from;
+//! a click on a frame of another history does nothing, and an answer is written only while
+//! its question is open in the shown session and its card was in the last frame.
+
+use super::answer::Answering;
+use super::editor::{Clipboard, EditCommand};
+use super::keymap::{Command, KeyContext};
+use super::opener;
+use super::session::SessionLog;
+use super::shelf::{Shelf, WaitingQuestion};
+use chatsurface_compositor::answering::{AnswerField, CardHit};
+use chatsurface_compositor::intent::{IntentRequest, Notice, ScrollAnchor, Viewport};
+use chatsurface_compositor::layout::{FrameLayout, FrameRegions, HitTarget};
+use chatsurface_compositor::text::{FontSet, TextSystem};
+use chatsurface_compositor::theme::{Density, Theme};
+use chatsurface_compositor::units::{Pixels, Rect};
+use chatsurface_compositor::{ChatSurfaceCompositor, FrameInfo};
+use chatsurface_model::{EventBody, History, NodeRef, Snapshot, ThreadId};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Logical pixels one wheel notch or arrow line scrolls.
+pub const LINE: f32 = 48.0;
+
+/// What the last frame showed, for hit tests and keyboard navigation.
+#[derive(Debug, Default)]
+pub struct ShownFrame {
+    /// The snapshot history the frame was laid out from; `None` before the first frame.
+    pub history: Option<History>,
+    /// What the pointer can hit, in frame coordinates.
+    pub hits: Vec<(Rect, HitTarget)>,
+    /// The transcript's cards and where they were.
+    pub cards: Vec<(NodeRef, Rect)>,
+    /// The frame's regions.
+    pub regions: FrameRegions,
+    /// What the compositor said of the frame.
+    pub info: Option<FrameInfo>,
+}
+
+/// What a status line says and how loudly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// One line.
+    pub text: String,
+    /// Whether it reports a failure to save (drawn as an alarm).
+    pub alarm: bool,
+}
+
+impl Status {
+    fn info(text: impl Into<String>) -> Status {
+        Status {
+            text: text.into(),
+            alarm: false,
+        }
+    }
+
+    fn alarm(text: impl Into<String>) -> Status {
+        Status {
+            text: text.into(),
+            alarm: true,
+        }
+    }
+}
+
+/// The window's state: sessions, view, answer, last frame.
+pub struct Desk {
+    shelf: Shelf,
+    compositor: ChatSurfaceCompositor,
+    editor_fonts: TextSystem,
+    clipboard: Box<dyn Clipboard>,
+    theme: Theme,
+    density: Density,
+    /// The thread drilled into.
+    pub thread_focus: Option<ThreadId>,
+    /// Where the transcript is scrolled.
+    pub scroll: ScrollAnchor,
+    /// Scrolling still to be done, spread over the next frames.
+    pub pending_scroll: f32,
+    expanded: BTreeSet<NodeRef>,
+    /// The card with the keyboard focus.
+    pub focused_card: Option<NodeRef>,
+    /// The card under the pointer.
+    pub hovered: Option<NodeRef>,
+    answering: Option<Answering>,
+    /// The last frame laid out.
+    pub shown: ShownFrame,
+    /// The last word to the human.
+    pub status: Option<Status>,
+    /// Counts session switches, so the window knows to drop its retained layers.
+    pub switches: u64,
+}
+
+impl std::fmt::Debug for Desk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Desk")
+            .field("shown", &self.session().path())
+            .field("answering", &self.answering)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Desk {
+    /// A desk showing `log`; with `store`, it follows every session of that data directory.
+    pub fn new(
+        log: SessionLog,
+        store: Option<PathBuf>,
+        look: (Theme, Density),
+        clipboard: Box<dyn Clipboard>,
+        fonts: FontSet,
+    ) -> Desk {
+        Desk {
+            shelf: Shelf::new(log, store),
+            compositor: ChatSurfaceCompositor::new(fonts),
+            editor_fonts: TextSystem::new(FontSet::BundledOnly),
+            clipboard,
+            theme: look.0,
+            density: look.1,
+            thread_focus: None,
+            scroll: ScrollAnchor::Bottom,
+            pending_scroll: 0.0,
+            expanded: BTreeSet::new(),
+            focused_card: None,
+            hovered: None,
+            answering: None,
+            shown: ShownFrame::default(),
+            status: None,
+            switches: 0,
+        }
+    }
+
+    /// The session shown.
+    pub fn session(&self) -> &SessionLog {
+        self.shelf.shown()
+    }
+
+    /// The snapshot of the session shown.
+    pub fn snapshot(&self) -> &Snapshot {
+        self.session().snapshot()
+    }
+
+    /// The compositor, for painting what [`Desk::lay_out`] laid out.
+    pub fn compositor(&mut self) -> &mut ChatSurfaceCompositor {
+        &mut self.compositor
+    }
+
+    /// The question being answered.
+    pub fn answering(&self) -> Option<&Answering> {
+        self.answering.as_ref()
+    }
+
+    /// Sets the status line.
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.status = Some(Status::info(text));
+    }
+
+    fn request(&self, viewport: Viewport) -> IntentRequest {
+        IntentRequest {
+            viewport,
+            focus: self.thread_focus.clone(),
+            scroll: self.scroll,
+            expanded: self.expanded.clone(),
+            theme: self.theme,
+            density: self.density,
+            answering: self.answering.as_ref().map(Answering::view),
+            elsewhere: self.shelf.elsewhere(),
+            notice: self.status.as_ref().map(|status| Notice {
+                text: status.text.clone(),
+                alarm: status.alarm,
+            }),
+        }
+    }
+
+    /// Drops view state that no longer fits the snapshot: an answer to a question that
+    /// closed, a thread focus on a thread that is gone.
+    fn settle(&mut self) {
+        let snapshot = self.shelf.shown().snapshot();
+        if self.answering.as_ref().is_some_and(|answering| {
+            answering.history() != snapshot.history || !snapshot.is_open_question(answering.node())
+        }) {
+            self.answering = None;
+        }
+        if self
+            .thread_focus
+            .as_ref()
+            .is_some_and(|thread| snapshot.thread_index(thread).is_none())
+        {
+            self.thread_focus = None;
+        }
+    }
+
+    /// Lays out the next frame (taking one step of any smooth scroll) and remembers what it
+    /// shows for the pointer and the keyboard.
+    pub fn lay_out(&mut self, viewport: Viewport) -> Option<(FrameLayout, FrameInfo)> {
+        self.settle();
+        let mut request = self.request(viewport);
+        let snapshot = self.shelf.shown().snapshot();
+        if self.pending_scroll != 0.0 {
+            // Smooth scrolling: each frame covers part of the way, the last pixel exactly.
+            let step = if self.pending_scroll.abs() <= 2.0 {
+                self.pending_scroll
+            } else {
+                self.pending_scroll * 0.45
+            };
+            self.pending_scroll -= step;
+            if let Ok(anchor) = self.compositor.scroll(snapshot, &request, Pixels(step)) {
+                self.scroll = anchor;
+                request.scroll = anchor;
+            }
+        }
+        let (frame, info) = match self.compositor.layout(snapshot, &request) {
+            Ok(laid_out) => laid_out,
+            Err(error) => {
+                self.status = Some(Status::alarm(error.to_string()));
+                return None;
+            }
+        };
+        self.scroll = info.anchor;
+        self.shown = ShownFrame {
+            history: Some(snapshot.history),
+            cards: frame
+                .cards
+                .iter()
+                .map(|card| {
+                    (
+                        card.node,
+                        Rect {
+                            x: card.origin.x,
+                            y: card.origin.y,
+                            width: frame.regions.transcript.width,
+                            height: card.layout.height,
+                        },
+                    )
+                })
+                .collect(),
+            hits: frame.hits.clone(),
+            regions: frame.regions,
+            info: Some(info.clone()),
+        };
+        Some((frame, info))
+    }
+
+    /// Whether the last frame was laid out from the snapshot shown now, so its hits and
+    /// cards name nodes of this snapshot.
+    fn shown_is_current(&self) -> bool {
+        self.shown.history == Some(self.snapshot().history)
+    }
+
+    fn transcript_height(&self) -> f32 {
+        self.shown.regions.transcript.height.0.max(LINE)
+    }
+
+    /// Follows every session: folds what others appended, and moves to the session that
+    /// grew last when the shown one has nothing waiting and the human is not answering.
+    /// Returns whether anything changed.
+    pub fn look(&mut self) -> bool {
+        let growth = self.shelf.look();
+        if let Some(error) = growth.errors.into_iter().next() {
+            self.status = Some(Status::alarm(error));
+        }
+        if growth.grown.is_empty() {
+            return false;
+        }
+        let shown = self.session().path().to_path_buf();
+        let waiting_here = self.shelf.waiting().iter().any(|q| q.log == shown);
+        if self.answering.is_none() && !waiting_here {
+            let last = self.shelf.last_grown().to_path_buf();
+            self.switch_to(&last);
+        }
+        true
+    }
+
+    /// Shows another session, from the bottom, with a fresh view.
+    fn switch_to(&mut self, log: &Path) {
+        if log == self.session().path() {
+            return;
+        }
+        self.stop_answering();
+        if !self.shelf.show(log) {
+            return;
+        }
+        self.thread_focus = None;
+        self.scroll = ScrollAnchor::Bottom;
+        self.pending_scroll = 0.0;
+        self.focused_card = None;
+        self.hovered = None;
+        self.expanded.clear();
+        self.shown = ShownFrame::default();
+        self.compositor.reset();
+        self.switches += 1;
+    }
+
+    /// Makes a node's card show: leaves a thread focus that hides it, scrolls to it unless it
+    /// is wholly in view.
+    fn reveal(&mut self, node: NodeRef) {
+        let snapshot = self.snapshot();
+        if let (Some(thread), Some(focus)) = (
+            thread_of(snapshot, node),
+            self.thread_focus
+                .as_ref()
+                .and_then(|focus| snapshot.thread_index(focus)),
+        ) {
+            if !snapshot.is_within(thread, focus) {
+                self.thread_focus = None;
+            }
+        }
+        let region = self.shown.regions.transcript;
+        let in_view = self.shown_is_current()
+            && self.shown.cards.iter().any(|(shown, rect)| {
+                *shown == node && rect.y >= region.y && rect.bottom() <= region.bottom()
+            });
+        if !in_view {
+            self.pending_scroll = 0.0;
+            self.scroll = ScrollAnchor::Block {
+                block: node,
+                offset: Pixels(-16.0),
+            };
+        }
+    }
+
+    fn start_answering(&mut self, node: NodeRef) {
+        if self
+            .answering
+            .as_ref()
+            .is_some_and(|answering| answering.node() == node)
+        {
+            return;
+        }
+        self.save_draft();
+        let snapshot = self.shelf.shown().snapshot();
+        self.answering = Answering::open(snapshot, node, self.editor_fonts.font_system());
+        if self.answering.is_some() {
+            self.focused_card = Some(node);
+            self.reveal(node);
+        }
+    }
+
+    /// The next open question after the one being answered, in any session: this session's
+    /// later ones first, then the other sessions', wrapping around.
+    fn next_open_question(&mut self) {
+        let waiting = self.shelf.waiting();
+        if waiting.is_empty() {
+            self.say("no open questions in any session");
+            return;
+        }
+        let current = self.answering.as_ref().map(|answering| WaitingQuestion {
+            log: self.session().path().to_path_buf(),
+            node: answering.node(),
+        });
+        let next = match current.and_then(|current| waiting.iter().position(|q| *q == current)) {
+            Some(at) => waiting[(at + 1) % waiting.len()].clone(),
+            None => waiting
+                .iter()
+                .find(|q| q.log == self.session().path())
+                .unwrap_or(&waiting[0])
+                .clone(),
+        };
+        self.switch_to(&next.log);
+        self.start_answering(next.node);
+    }
+
+    fn move_card(&mut self, forward: bool) {
+        if !self.shown_is_current() {
+            return;
+        }
+        let cards = &self.shown.cards;
+        if cards.is_empty() {
+            return;
+        }
+        let region = self.shown.regions.transcript;
+        let position = self
+            .focused_card
+            .and_then(|node| cards.iter().position(|(shown, _)| *shown == node));
+        let target = match (position, forward) {
+            (None, true) => cards.iter().position(|(_, rect)| rect.y >= region.y),
+            (None, false) => cards
+                .iter()
+                .rposition(|(_, rect)| rect.bottom() <= region.bottom()),
+            (Some(at), true) => Some(at + 1).filter(|next| *next < cards.len()),
+            (Some(at), false) => at.checked_sub(1),
+        };
+        match target {
+            Some(index) => {
+                let (node, rect) = cards[index];
+                self.focused_card = Some(node);
+                if rect.bottom() > region.bottom() {
+                    self.pending_scroll +=
+                        (rect.bottom() - region.bottom()).0.min(region.height.0) + 8.0;
+                } else if rect.y < region.y {
+                    self.pending_scroll -= (region.y - rect.y).0.min(region.height.0) + 8.0;
+                }
+            }
+            None => self.pending_scroll += if forward { LINE } else { -LINE },
+        }
+    }
+
+    fn append(&mut self, bodies: Vec<EventBody>) -> bool {
+        match self.shelf.shown_mut().append(bodies) {
+            Ok(()) => true,
+            Err(error) => {
+                // On stderr too: the status line may be gone before anyone reads it.
+                eprintln!("error: {error}");
+                self.status = Some(Status::alarm(format!("NOT SAVED: {error}")));
+                false
+            }
+        }
+    }
+
+    /// Saves the working answer's unsaved changes as a draft.
+    pub fn save_draft(&mut self) {
+        let snapshot = self.snapshot();
+        if self
+            .answering
+            .as_ref()
+            .is_some_and(|answering| answering.history() != snapshot.history)
+        {
+            return;
+        }
+        let snapshot = self.shelf.shown().snapshot();
+        let Some(draft) = self
+            .answering
+            .as_mut()
+            .and_then(|answering| answering.take_draft(snapshot))
+        else {
+            return;
+        };
+        self.append(vec![draft]);
+    }
+
+    /// Whether the working answer has changes a draft would save.
+    pub fn has_unsaved_draft(&self) -> bool {
+        self.answering
+            .as_ref()
+            .is_some_and(Answering::has_unsaved_draft)
+    }
+
+    /// The keymap's context for what has the keyboard.
+    pub fn key_context(&self) -> KeyContext {
+        match &self.answering {
+            Some(answering) if answering.history() == self.snapshot().history => {
+                answering.context(self.snapshot())
+            }
+            _ => KeyContext::Browsing,
+        }
+    }
+
+    /// Carries out one command.
+    pub fn command(&mut self, command: Command) {
+        self.settle();
+        let fonts = self.editor_fonts.font_system();
+        let snapshot = self.shelf.shown().snapshot();
+        match command {
+            Command::ScrollPages(pages) => {
+                self.pending_scroll += pages * self.transcript_height() * 0.9;
+            }
+            Command::Top => {
+                self.pending_scroll = 0.0;
+                if let Some(first) = self.shown.info.as_ref().and_then(|info| info.first_block) {
+                    self.scroll = ScrollAnchor::Block {
+                        block: first,
+                        offset: Pixels::ZERO,
+                    };
+                }
+            }
+            Command::Bottom => {
+                self.pending_scroll = 0.0;
+                self.scroll = ScrollAnchor::Bottom;
+            }
+            Command::NextCard => self.move_card(true),
+            Command::PreviousCard => self.move_card(false),
+            Command::DrillIn => {
+                let Some(node) = self.focused_card.filter(|node| snapshot.contains(*node)) else {
+                    return;
+                };
+                if snapshot.is_open_question(node) {
+                    self.start_answering(node);
+                } else if let Some(thread) = thread_of(snapshot, node) {
+                    self.thread_focus = Some(snapshot.threads[thread].spec.id.clone());
+                    self.scroll = ScrollAnchor::Bottom;
+                }
+            }
+            Command::Back => {
+                if self.answering.is_some() {
+                    self.stop_answering();
+                } else if let Some(focus) = self.thread_focus.take() {
+                    self.thread_focus = snapshot
+                        .thread_index(&focus)
+                        .and_then(|index| snapshot.parent_of(index))
+                        .map(|parent| snapshot.threads[parent].spec.id.clone());
+                    self.scroll = ScrollAnchor::Bottom;
+                }
+            }
+            Command::NextOpenQuestion => self.next_open_question(),
+            Command::NextItem | Command::PreviousItem => {
+                if let Some(answering) = &mut self.answering {
+                    answering.step(snapshot, command == Command::NextItem, fonts);
+                }
+            }
+            Command::Pick(number) => {
+                if let Some(answering) = &mut self.answering {
+                    answering.pick(snapshot, number);
+                }
+            }
+            Command::YesNo(yes) => {
+                if let Some(answering) = &mut self.answering {
+                    answering.yes_no(snapshot, yes);
+                }
+            }
+            Command::Skip => {
+                if let Some(answering) = &mut self.answering {
+                    answering.skip(snapshot, fonts);
+                }
+            }
+            Command::EditField => {
+                if let Some(answering) = &mut self.answering {
+                    answering.edit_custom(snapshot, fonts);
+                }
+            }
+            Command::TypeInto(text) => {
+                if let Some(answering) = &mut self.answering {
+                    if answering.edit_custom(snapshot, fonts) {
+                        answering.edit(
+                            snapshot,
+                            EditCommand::Insert(text),
+                            fonts,
+                            self.clipboard.as_mut(),
+                        );
+                    }
+                }
+            }
+            Command::Edit(edit) => {
+                if let Some(answering) = &mut self.answering {
+                    answering.edit(snapshot, edit, fonts, self.clipboard.as_mut());
+                }
+            }
+            Command::Submit => self.submit(true),
+            Command::Decline => self.submit(false),
+            Command::OpenAttachment => {
+                let node = self.answering.as_ref().map(Answering::node);
+                if let Some(node) = node.or(self.focused_card) {
+                    self.open_attachment(node);
+                }
+            }
+            Command::Leave => {
+                if let Some(answering) = &mut self.answering {
+                    if !answering.leave_field() {
+                        self.stop_answering();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Opens the attachment of a question, saying in the status line what happened.
+    fn open_attachment(&mut self, node: NodeRef) {
+        let said = match self.snapshot().attachment(node) {
+            Some(path) => opener::open_attachment(path).unwrap_or_else(|error| error),
+            None => "this card has no attachment".to_owned(),
+        };
+        self.say(said);
+    }
+
+    /// Leaves the question being answered, saving its draft.
+    pub fn stop_answering(&mut self) {
+        self.save_draft();
+        self.answering = None;
+    }
+
+    /// Sends the working answer (accepting a confirmation), or declines the confirmation.
+    ///
+    /// Written only when the question is open in the shown session and its card was in the
+    /// last frame, so the human has seen what they answer.
+    fn submit(&mut self, accept: bool) {
+        let snapshot = self.snapshot();
+        let Some(answering) = &self.answering else {
+            return;
+        };
+        if answering.history() != snapshot.history || !snapshot.is_open_question(answering.node()) {
+            self.answering = None;
+            self.say("that question is no longer open here; nothing was sent");
+            return;
+        }
+        let on_screen = self.shown_is_current()
+            && self
+                .shown
+                .cards
+                .iter()
+                .any(|(node, _)| *node == answering.node());
+        if !on_screen {
+            self.reveal(answering.node());
+            self.say("the question is now in view: check it, then send again");
+            return;
+        }
+        let event = if accept {
+            answering.submission(snapshot)
+        } else {
+            answering
+                .decline(snapshot)
+                .ok_or_else(|| "only a confirmation can be declined".to_owned())
+        };
+        match event {
+            Ok(event) => {
+                if self.append(vec![event]) {
+                    self.answering = None;
+                    self.say(if accept { "sent" } else { "declined" });
+                }
+            }
+            Err(reason) => self.say(format!("cannot send: {reason}")),
+        }
+    }
+
+    /// A click at a point of the last frame.
+    pub fn click(&mut self, x: f32, y: f32) {
+        if !self.shown_is_current() {
+            // The session changed since that frame was drawn: what was under the pointer is
+            // not there any more, so the click must not land on whatever is now.
+            self.say("the view changed under the pointer; nothing was clicked");
+            return;
+        }
+        let target = self
+            .shown
+            .hits
+            .iter()
+            .rev()
+            .find(|(rect, _)| rect.contains_xy(x, y))
+            .map(|(_, target)| *target);
+        let snapshot = self.shelf.shown().snapshot();
+        match target {
+            Some(HitTarget::OverviewThread(thread)) => {
+                self.thread_focus = snapshot
+                    .threads
+                    .get(thread)
+                    .map(|node| node.spec.id.clone());
+                self.scroll = ScrollAnchor::Bottom;
+            }
+            Some(HitTarget::Block(node)) => {
+                self.focused_card = Some(node);
+                if snapshot.is_open_question(node) {
+                    self.start_answering(node);
+                }
+            }
+            Some(HitTarget::Answer {
+                node,
+                hit: CardHit::Attachment,
+            }) => {
+                self.focused_card = Some(node);
+                self.open_attachment(node);
+            }
+            Some(HitTarget::Answer { node, hit }) => self.click_answer(node, hit),
+            None => {}
+        }
+    }
+
+    fn click_answer(&mut self, node: NodeRef, hit: CardHit) {
+        self.focused_card = Some(node);
+        let scroll = (self.scroll, self.pending_scroll);
+        self.start_answering(node);
+        // A click must not move what is under the pointer: the card was in view to be
+        // clicked, so the view stays where it was.
+        (self.scroll, self.pending_scroll) = scroll;
+        let fonts = self.editor_fonts.font_system();
+        let snapshot = self.shelf.shown().snapshot();
+        let Some(answering) = self
+            .answering
+            .as_mut()
+            .filter(|answering| answering.node() == node)
+        else {
+            return;
+        };
+        match hit {
+            CardHit::Item(item) => {
+                answering.focus_part(snapshot, Some(AnswerField::Item(item)), fonts)
+            }
+            CardHit::Choice { item, option } => {
+                answering.focus_part(snapshot, Some(AnswerField::Item(item)), fonts);
+                answering.pick(snapshot, option + 1);
+            }
+            CardHit::YesNo { item, yes } => {
+                answering.focus_part(snapshot, Some(AnswerField::Item(item)), fonts);
+                answering.yes_no(snapshot, yes);
+            }
+            CardHit::Field(field) => {
+                answering.focus_part(snapshot, Some(field), fonts);
+                if let AnswerField::Item(_) = field {
+                    if !answering.is_typing() {
+                        answering.edit_custom(snapshot, fonts);
+                    }
+                }
+            }
+            CardHit::Accept => self.submit(true),
+            CardHit::Decline => self.submit(false),
+            CardHit::Attachment => {}
+        }
+    }
+
+    /// The pointer moved to a point of the last frame; returns whether the hovered card
+    /// changed.
+    pub fn hover(&mut self, x: f32, y: f32) -> bool {
+        let hovered = if self.shown_is_current() {
+            self.shown
+                .cards
+                .iter()
+                .find(|(_, rect)| rect.contains_xy(x, y))
+                .map(|(node, _)| *node)
+        } else {
+            None
+        };
+        let changed = hovered != self.hovered;
+        self.hovered = hovered;
+        changed
+    }
+
+    /// Text typed through an input method, into the field being typed into.
+    pub fn set_preedit(&mut self, preedit: Option<String>) -> bool {
+        match &mut self.answering {
+            Some(answering) => {
+                answering.set_preedit(preedit);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The benchmark's set-up: answers the first open question up to its first text field.
+    pub fn bench_focus_first_text_field(&mut self) {
+        self.scroll = ScrollAnchor::Bottom;
+        self.next_open_question();
+        let snapshot = self.shelf.shown().snapshot();
+        let fonts = self.editor_fonts.font_system();
+        if let Some(answering) = &mut self.answering {
+            let parts = match answering.node() {
+                NodeRef::Batch(index) => snapshot
+                    .batches
+                    .get(index)
+                    .map_or(0, |batch| batch.spec.items.len()),
+                _ => 0,
+            };
+            for _ in 0..parts {
+                if answering.is_typing() {
+                    break;
+                }
+                answering.step(snapshot, true, fonts);
+            }
+        }
+    }
+}
+
+/// The thread a node belongs to.
+pub fn thread_of(snapshot: &Snapshot, node: NodeRef) -> Option<usize> {
+    match node {
+        NodeRef::Thread(index) => Some(index),
+        _ => snapshot
+            .timeline
+            .iter()
+            .find(|entry| entry.node == node)
+            .map(|entry| entry.thread),
+    }
+}

@@ -1,0 +1,200 @@
+//! Every session the window knows of: the one it shows and, when it is the surface for the
+//! store, every other session log under `<data dir>/sessions/`, each folded and followed.
+//!
+//! The window must know what waits in sessions it is not showing: a question that arrives
+//! from another agent while the human answers must be counted in the header and reachable
+//! with `o`. So the shelf keeps one [`SessionLog`] per log, catches each up as it grows and
+//! notes which grew last. It owns the logs; it decides nothing about what the window shows.
+
+use super::session::SessionLog;
+use chatsurface_compositor::intent::Elsewhere;
+use chatsurface_model::NodeRef;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A question waiting for the human, named by the log it is in and its node there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitingQuestion {
+    /// The session's log.
+    pub log: PathBuf,
+    /// The batch or confirmation.
+    pub node: NodeRef,
+}
+
+/// One followed log and when it last grew.
+#[derive(Debug)]
+struct Shelved {
+    log: SessionLog,
+    /// The shelf's clock at the last growth (or at opening, for logs found later).
+    grew_at: u64,
+}
+
+/// The sessions the window follows: the one shown, and the others.
+#[derive(Debug)]
+pub struct Shelf {
+    store: Option<PathBuf>,
+    shown: Shelved,
+    others: BTreeMap<PathBuf, Shelved>,
+    /// Logs that could not be opened, with the length they had, so they are tried again only
+    /// once they change.
+    broken: BTreeMap<PathBuf, u64>,
+    clock: u64,
+}
+
+/// What one look at the logs found.
+#[derive(Debug, Default)]
+pub struct Growth {
+    /// Logs that have new events.
+    pub grown: Vec<PathBuf>,
+    /// Logs that could not be read, one line each.
+    pub errors: Vec<String>,
+}
+
+impl Shelf {
+    /// A shelf showing `log` and, when `store` names a data directory, holding every other
+    /// session log found there from the first [`Shelf::look`] on.
+    pub fn new(log: SessionLog, store: Option<PathBuf>) -> Shelf {
+        Shelf {
+            store,
+            shown: Shelved { log, grew_at: 0 },
+            others: BTreeMap::new(),
+            broken: BTreeMap::new(),
+            clock: 0,
+        }
+    }
+
+    /// The session shown.
+    pub fn shown(&self) -> &SessionLog {
+        &self.shown.log
+    }
+
+    /// The session shown, to append to.
+    pub fn shown_mut(&mut self) -> &mut SessionLog {
+        &mut self.shown.log
+    }
+
+    /// Shows the session at `log`; returns false (and changes nothing) if the shelf does not
+    /// hold it.
+    pub fn show(&mut self, log: &Path) -> bool {
+        let Some(next) = self.others.remove(log) else {
+            return false;
+        };
+        let previous = std::mem::replace(&mut self.shown, next);
+        self.others
+            .insert(previous.log.path().to_path_buf(), previous);
+        true
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Shelved> {
+        std::iter::once(&self.shown).chain(self.others.values())
+    }
+
+    /// Opens logs that appeared in the store and folds what every log gained since the last
+    /// look.
+    pub fn look(&mut self) -> Growth {
+        let mut growth = Growth::default();
+        self.open_new_logs(&mut growth);
+        for shelved in std::iter::once(&mut self.shown).chain(self.others.values_mut()) {
+            match shelved.log.follow() {
+                Ok(true) => {
+                    self.clock += 1;
+                    shelved.grew_at = self.clock;
+                    growth.grown.push(shelved.log.path().to_path_buf());
+                }
+                Ok(false) => {}
+                Err(error) => growth.errors.push(error),
+            }
+        }
+        growth
+    }
+
+    fn open_new_logs(&mut self, growth: &mut Growth) {
+        let Some(store) = &self.store else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir(store.join("sessions")) else {
+            return;
+        };
+        let shown = self.shown.log.path();
+        let mut found: Vec<(std::time::SystemTime, PathBuf, u64)> = entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.extension()
+                    .is_some_and(|extension| extension == "jsonl")
+            })
+            .filter(|path| path != shown && !self.others.contains_key(path))
+            .filter_map(|path| {
+                let metadata = std::fs::metadata(&path).ok()?;
+                Some((metadata.modified().ok()?, path, metadata.len()))
+            })
+            .filter(|(_, path, len)| self.broken.get(path) != Some(len))
+            .collect();
+        // Oldest first, so the clock orders them as they were written.
+        found.sort();
+        for (_, path, len) in found {
+            match SessionLog::open(&path) {
+                Ok(log) => {
+                    self.broken.remove(&path);
+                    self.clock += 1;
+                    self.others.insert(
+                        path.clone(),
+                        Shelved {
+                            log,
+                            grew_at: self.clock,
+                        },
+                    );
+                    growth.grown.push(path);
+                }
+                Err(error) => {
+                    self.broken.insert(path, len);
+                    growth.errors.push(error.to_string());
+                }
+            }
+        }
+    }
+
+    /// Every open question: the shown session's first, then the others' in path order, each
+    /// session's in transcript order.
+    pub fn waiting(&self) -> Vec<WaitingQuestion> {
+        self.all()
+            .flat_map(|shelved| {
+                let path = shelved.log.path();
+                let snapshot = shelved.log.snapshot();
+                snapshot
+                    .timeline
+                    .iter()
+                    .filter(|entry| snapshot.is_open_question(entry.node))
+                    .map(move |entry| WaitingQuestion {
+                        log: path.to_path_buf(),
+                        node: entry.node,
+                    })
+            })
+            .collect()
+    }
+
+    /// What waits in every session but the one shown.
+    pub fn elsewhere(&self) -> Elsewhere {
+        let mut elsewhere = Elsewhere::default();
+        for shelved in self.others.values() {
+            let snapshot = shelved.log.snapshot();
+            let questions = snapshot
+                .timeline
+                .iter()
+                .filter(|entry| snapshot.is_open_question(entry.node))
+                .count();
+            if questions > 0 {
+                elsewhere.questions += questions;
+                elsewhere.sessions += 1;
+            }
+        }
+        elsewhere
+    }
+
+    /// The log that grew last.
+    pub fn last_grown(&self) -> &Path {
+        self.all()
+            .max_by_key(|shelved| shelved.grew_at)
+            .map_or(self.shown.log.path(), |shelved| shelved.log.path())
+    }
+}
