@@ -628,7 +628,6 @@ impl Desk {
             .shown
             .hits
             .iter()
-            .rev()
             .find(|(rect, _)| rect.contains_xy(x, y))
             .map(|(_, target)| *target);
         let snapshot = self.shelf.shown().snapshot();
@@ -761,5 +760,328 @@ pub fn thread_of(snapshot: &Snapshot, node: NodeRef) -> Option<usize> {
             .iter()
             .find(|entry| entry.node == node)
             .map(|entry| entry.thread),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::window::editor::MemoryClipboard;
+    use chatsurface_compositor::units::ScaleFactor;
+    use chatsurface_model::{BatchId, ConfirmationId, LogWriter};
+    use serde_json::json;
+    use std::collections::HashSet;
+
+    /// A question as an agent knows it: which log, which id.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    enum Asked {
+        Batch(PathBuf, BatchId),
+        Confirmation(PathBuf, ConfirmationId),
+    }
+
+    /// One agent per session log, writing as the API would, beside the window.
+    struct Agent {
+        writer: LogWriter,
+        asked: u32,
+    }
+
+    impl Agent {
+        fn start(dir: &Path, name: &str) -> Agent {
+            let path = dir.join(format!("{name}.jsonl"));
+            std::fs::write(&path, "").unwrap();
+            let mut writer = LogWriter::open(&path).unwrap();
+            writer
+                .append_all([
+                    body(json!({"type":"session_started","session":{"id":name,"title":format!("Session {name}")}})),
+                    body(json!({"type":"thread_opened","thread":{"id":"main","parent":null,"title":"Main","kind":"topic"}})),
+                ])
+                .unwrap();
+            Agent { writer, asked: 0 }
+        }
+
+        fn say(&mut self, text: &str) {
+            let id = format!("m-{}", self.writer.snapshot().last_seq + 1);
+            self.writer
+                .append(body(json!({"type":"message_appended","message":{"id":id,"thread_id":"main","role":"agent","text":text}})))
+                .unwrap();
+        }
+
+        fn ask_choice(&mut self) {
+            self.asked += 1;
+            let id = format!("b-{}", self.asked);
+            self.writer
+                .append(body(json!({"type":"clarification_batch_opened","batch":{"id":id,"thread_id":"main","title":"Pick one","items":[{"id":"q","prompt":"Which way?","kind":"choice","options":[{"id":"a","label":"Left"},{"id":"b","label":"Right"}]}]}})))
+                .unwrap();
+        }
+
+        fn ask_confirmation(&mut self) {
+            self.asked += 1;
+            let id = format!("c-{}", self.asked);
+            self.writer
+                .append(body(json!({"type":"confirmation_requested","confirmation":{"id":id,"thread_id":"main","title":"Go?","message":"Roll out now?"}})))
+                .unwrap();
+        }
+
+        /// Withdraws (or lets expire) the oldest open question, as the server does.
+        fn take_back(&mut self) {
+            let snapshot = self.writer.snapshot();
+            let batch = snapshot
+                .batches
+                .iter()
+                .find(|batch| {
+                    snapshot
+                        .batch(&batch.spec.id)
+                        .is_some_and(|_| batch.status == chatsurface_model::BatchStatus::Open)
+                })
+                .map(|batch| batch.spec.id.clone());
+            let event = match batch {
+                Some(id) => {
+                    json!({"type":"clarification_batch_closed","batch_id":id,"reason":"withdrawn"})
+                }
+                None => {
+                    let Some(confirmation) = snapshot
+                        .confirmations
+                        .iter()
+                        .find(|c| c.status == chatsurface_model::ConfirmationStatus::Pending)
+                    else {
+                        return;
+                    };
+                    json!({"type":"confirmation_resolved","confirmation_id":confirmation.spec.id,"outcome":"expired"})
+                }
+            };
+            self.writer.append(body(event)).unwrap();
+        }
+
+        /// The human's answers the window wrote since the last call.
+        fn answers_written(&mut self) -> Vec<Asked> {
+            let path = self.writer.path().to_path_buf();
+            self.writer
+                .catch_up()
+                .unwrap()
+                .into_iter()
+                .filter_map(|event| match event.body {
+                    EventBody::ClarificationAnswerSubmitted { batch_id, .. } => {
+                        Some(Asked::Batch(path.clone(), batch_id))
+                    }
+                    EventBody::ConfirmationResolved {
+                        confirmation_id, ..
+                    } => Some(Asked::Confirmation(path.clone(), confirmation_id)),
+                    _ => None,
+                })
+                .collect()
+        }
+    }
+
+    fn body(value: serde_json::Value) -> EventBody {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn viewport() -> Viewport {
+        Viewport {
+            width: Pixels(1000.0),
+            height: Pixels(700.0),
+            scale: ScaleFactor(1.0),
+        }
+    }
+
+    fn desk_over(dir: &Path, shown: &Path) -> Desk {
+        Desk::new(
+            SessionLog::open(shown).unwrap(),
+            Some(dir.parent().unwrap().to_path_buf()),
+            (Theme::Dark, Density::Comfortable),
+            Box::new(MemoryClipboard::default()),
+            FontSet::BundledOnly,
+        )
+    }
+
+    /// The open questions whose cards the desk's last frame showed, named as agents know them.
+    fn on_screen(desk: &Desk) -> HashSet<Asked> {
+        let snapshot = desk.snapshot();
+        if desk.shown.history != Some(snapshot.history) {
+            return HashSet::new();
+        }
+        let log = desk.session().path().to_path_buf();
+        desk.shown
+            .cards
+            .iter()
+            .filter(|(node, _)| snapshot.is_open_question(*node))
+            .filter_map(|(node, _)| match *node {
+                NodeRef::Batch(index) => Some(Asked::Batch(
+                    log.clone(),
+                    snapshot.batches[index].spec.id.clone(),
+                )),
+                NodeRef::Confirmation(index) => Some(Asked::Confirmation(
+                    log.clone(),
+                    snapshot.confirmations[index].spec.id.clone(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A click at the middle of a random hit region of the last frame.
+    fn click_somewhere(desk: &mut Desk, rng: &mut fastrand::Rng) {
+        if desk.shown.hits.is_empty() {
+            return;
+        }
+        let (rect, _) = desk.shown.hits[rng.usize(..desk.shown.hits.len())];
+        desk.click(
+            (rect.x + rect.width * 0.5).0,
+            (rect.y + rect.height * 0.5).0,
+        );
+    }
+
+    #[test]
+    fn every_answer_written_names_a_question_that_was_open_and_on_screen() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut agents: Vec<Agent> = ["deployer", "reviewer", "migrator", "auditor", "scaler"]
+            .iter()
+            .map(|name| Agent::start(&dir, name))
+            .collect();
+        let mut desk = desk_over(&dir, agents[0].writer.path());
+        let mut rng = fastrand::Rng::with_seed(0x5eed);
+        let mut answered = 0;
+        for step in 0..1500 {
+            let before = on_screen(&desk);
+            let agent = rng.usize(..agents.len());
+            match rng.u32(..16) {
+                0 => agents[agent].ask_choice(),
+                1 => agents[agent].ask_confirmation(),
+                2 => agents[agent].say("Working on it."),
+                3 => agents[agent].take_back(),
+                4 | 5 => {
+                    desk.look();
+                }
+                6 | 7 | 8 => {
+                    desk.lay_out(viewport());
+                }
+                9 | 10 => click_somewhere(&mut desk, &mut rng),
+                11 => desk.command(Command::NextOpenQuestion),
+                12 => desk.command(Command::Pick(rng.usize(1..3))),
+                13 => desk.command(Command::Submit),
+                14 => desk.command(Command::Decline),
+                _ => desk.command(if rng.bool() {
+                    Command::Leave
+                } else {
+                    Command::NextCard
+                }),
+            }
+            for agent in &mut agents {
+                for answer in agent.answers_written() {
+                    answered += 1;
+                    assert!(
+                        before.contains(&answer),
+                        "step {step}: the window answered {answer:?}, which was not an open \
+                         question on screen (on screen: {before:?})"
+                    );
+                }
+            }
+        }
+        assert!(
+            answered >= 20,
+            "the walk answered only {answered} questions"
+        );
+    }
+
+    #[test]
+    fn a_click_on_a_frame_of_another_session_answers_nothing() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut deployer = Agent::start(&dir, "deployer");
+        let mut reviewer = Agent::start(&dir, "reviewer");
+        deployer.ask_confirmation();
+        let mut desk = desk_over(&dir, deployer.writer.path());
+        desk.look();
+        desk.lay_out(viewport());
+        let accept = desk
+            .shown
+            .hits
+            .iter()
+            .find(|(_, target)| {
+                matches!(
+                    target,
+                    HitTarget::Answer {
+                        hit: CardHit::Accept,
+                        ..
+                    }
+                )
+            })
+            .map(|(rect, _)| *rect)
+            .expect("the deployer's confirmation shows its accept button");
+        // The deployer's question is open, so the reviewer's arriving does not move the view.
+        reviewer.ask_confirmation();
+        desk.look();
+        assert_eq!(desk.session().path(), deployer.writer.path());
+        assert_eq!(
+            desk.shelf.elsewhere(),
+            chatsurface_compositor::intent::Elsewhere {
+                questions: 1,
+                sessions: 1
+            }
+        );
+        // o goes to the reviewer's question: a switch, and the deployer's frame is stale.
+        desk.command(Command::NextOpenQuestion);
+        desk.command(Command::NextOpenQuestion);
+        assert_eq!(desk.session().path(), reviewer.writer.path());
+        desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
+        assert!(reviewer.answers_written().is_empty());
+        assert!(deployer.answers_written().is_empty());
+        // Once the reviewer's card is on screen, the same click answers the reviewer.
+        desk.lay_out(viewport());
+        let accept = desk
+            .shown
+            .hits
+            .iter()
+            .find(|(_, target)| {
+                matches!(
+                    target,
+                    HitTarget::Answer {
+                        hit: CardHit::Accept,
+                        ..
+                    }
+                )
+            })
+            .map(|(rect, _)| *rect)
+            .unwrap();
+        desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
+        assert_eq!(
+            desk.status.as_ref().map(|status| status.text.as_str()),
+            Some("sent")
+        );
+        assert_eq!(
+            reviewer.answers_written(),
+            vec![Asked::Confirmation(
+                reviewer.writer.path().to_path_buf(),
+                ConfirmationId::from("c-1")
+            )]
+        );
+        assert!(deployer.answers_written().is_empty());
+    }
+
+    #[test]
+    fn a_plain_message_elsewhere_does_not_move_away_from_an_open_question() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut deployer = Agent::start(&dir, "deployer");
+        let mut chatter = Agent::start(&dir, "chatter");
+        let mut desk = desk_over(&dir, deployer.writer.path());
+        desk.look();
+        chatter.say("hello");
+        desk.look();
+        assert_eq!(
+            desk.session().path(),
+            chatter.writer.path(),
+            "with nothing waiting, the window follows the agent that wrote last"
+        );
+        deployer.ask_choice();
+        desk.look();
+        assert_eq!(desk.session().path(), deployer.writer.path());
+        chatter.say("still here");
+        desk.look();
+        assert_eq!(desk.session().path(), deployer.writer.path());
     }
 }
