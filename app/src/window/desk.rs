@@ -954,7 +954,7 @@ mod tests {
                 4 | 5 => {
                     desk.look();
                 }
-                6 | 7 | 8 => {
+                6..=8 => {
                     desk.lay_out(viewport());
                 }
                 9 | 10 => click_somewhere(&mut desk, &mut rng),
