@@ -542,3 +542,120 @@ fn the_window_alone_serves_the_api_and_an_agents_question_is_answered_in_it() {
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
 }
+
+/// Starts `chatsurface ask SLUG QUESTION --accept A --decline D` as the integration `slug`.
+fn ask_confirmation(display: &Display, slug: &str, question: &str, buttons: [&str; 2]) -> Child {
+    let added = display
+        .chatsurface()
+        .args(["integration", "add", slug, "--dialogs"])
+        .output()
+        .unwrap();
+    assert!(added.status.success());
+    let token = String::from_utf8(added.stdout).unwrap().trim().to_owned();
+    display
+        .chatsurface()
+        .env("CHATSURFACE_TOKEN", &token)
+        .args([
+            "ask",
+            slug,
+            question,
+            "--accept",
+            buttons[0],
+            "--decline",
+            buttons[1],
+            "--timeout",
+            "120s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits until the window's title (session — what awaits — chatsurface) passes `check`.
+fn wait_for_title(display: &Display, window: &Window, what: &str, check: impl Fn(&str) -> bool) {
+    let started = Instant::now();
+    loop {
+        let title = display.xdotool(&["getwindowname", &window.id]);
+        if check(&title) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{what}: the title is {title:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn two_agents_asking_at_once_each_get_their_own_answer() {
+    if !tools_present() {
+        return;
+    }
+    let display = Display::start("two-agents");
+    let mut window = Window::start(&display, &["open", "--size", "1000x700"]);
+    let started = Instant::now();
+    while !display.runtime.join("api.sock").exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no API socket");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut deployer = ask_confirmation(
+        &display,
+        "deployer",
+        "Roll out 4.13 to prod now?",
+        ["Roll", "Wait"],
+    );
+    wait_for_title(
+        &display,
+        &window,
+        "the deployer's question shows",
+        |title| title.starts_with("deployer") && title.contains("1 confirmation"),
+    );
+    let reviewer = ask_confirmation(
+        &display,
+        "reviewer",
+        "Merge PR #812 (touches auth)?",
+        ["Merge", "Hold"],
+    );
+    // The window stays with the question on screen and counts the other one.
+    wait_for_title(
+        &display,
+        &window,
+        "the reviewer's question is counted",
+        |title| title.starts_with("deployer") && title.contains("1 waiting in 1 other session"),
+    );
+    display.keys(&["o", "ctrl+Return"]);
+    let answered = deployer.wait().unwrap();
+    assert_eq!(
+        answered.code(),
+        Some(0),
+        "the deployer's question was accepted"
+    );
+    let mut reviewer = reviewer;
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        reviewer.try_wait().unwrap().is_none(),
+        "the reviewer's question still waits"
+    );
+    wait_for_title(
+        &display,
+        &window,
+        "the reviewer's question is still counted",
+        |title| title.contains("Nothing here · 1 waiting in 1 other session"),
+    );
+    // o reaches the question in the other session; Ctrl+Enter answers that one.
+    display.keys(&["o"]);
+    wait_for_title(&display, &window, "o moves to the reviewer", |title| {
+        title.starts_with("reviewer") && title.contains("1 confirmation")
+    });
+    display.keys(&["Escape", "o", "ctrl+Return"]);
+    let output = reviewer.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the reviewer's question was accepted"
+    );
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}

@@ -14,7 +14,7 @@ use super::answer::Answering;
 use super::editor::{Clipboard, EditCommand};
 use super::keymap::{Command, KeyContext};
 use super::opener;
-use super::session::SessionLog;
+use super::session::{is_demo, SessionLog};
 use super::shelf::{Shelf, WaitingQuestion};
 use chatsurface_compositor::answering::{AnswerField, CardHit};
 use chatsurface_compositor::intent::{IntentRequest, Notice, ScrollAnchor, Viewport};
@@ -26,6 +26,7 @@ use chatsurface_compositor::{ChatSurfaceCompositor, FrameInfo};
 use chatsurface_model::{EventBody, History, NodeRef, Snapshot, ThreadId};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// Logical pixels one wheel notch or arrow line scrolls.
 pub const LINE: f32 = 48.0;
@@ -96,7 +97,15 @@ pub struct Desk {
     pub status: Option<Status>,
     /// Counts session switches, so the window knows to drop its retained layers.
     pub switches: u64,
+    switched_at: Option<Instant>,
+    /// How long after a session switch clicks are ignored: a click aimed at the last
+    /// session's button must not land on the new one's.
+    pub click_grace: Duration,
 }
+
+/// The default [`Desk::click_grace`]: longer than a human takes to notice a change and stop
+/// a click already on its way.
+pub const CLICK_GRACE: Duration = Duration::from_millis(600);
 
 impl std::fmt::Debug for Desk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -133,6 +142,8 @@ impl Desk {
             shown: ShownFrame::default(),
             status: None,
             switches: 0,
+            switched_at: None,
+            click_grace: CLICK_GRACE,
         }
     }
 
@@ -269,7 +280,8 @@ impl Desk {
             return false;
         }
         let shown = self.session().path().to_path_buf();
-        let waiting_here = self.shelf.waiting().iter().any(|q| q.log == shown);
+        let waiting_here =
+            !is_demo(self.snapshot()) && self.shelf.waiting().iter().any(|q| q.log == shown);
         if self.answering.is_none() && !waiting_here {
             let last = self.shelf.last_grown().to_path_buf();
             self.switch_to(&last);
@@ -295,6 +307,7 @@ impl Desk {
         self.shown = ShownFrame::default();
         self.compositor.reset();
         self.switches += 1;
+        self.switched_at = Some(Instant::now());
     }
 
     /// Makes a node's card show: leaves a thread focus that hides it, scrolls to it unless it
@@ -624,6 +637,13 @@ impl Desk {
             self.say("the view changed under the pointer; nothing was clicked");
             return;
         }
+        if self
+            .switched_at
+            .is_some_and(|at| at.elapsed() < self.click_grace)
+        {
+            self.say("the session just changed; nothing was clicked");
+            return;
+        }
         let target = self
             .shown
             .hits
@@ -941,6 +961,8 @@ mod tests {
             .map(|name| Agent::start(&dir, name))
             .collect();
         let mut desk = desk_over(&dir, agents[0].writer.path());
+        // Clicks right after a switch are what this walk is for.
+        desk.click_grace = Duration::ZERO;
         let mut rng = fastrand::Rng::with_seed(0x5eed);
         let mut answered = 0;
         for step in 0..1500 {
@@ -1029,23 +1051,30 @@ mod tests {
         desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
         assert!(reviewer.answers_written().is_empty());
         assert!(deployer.answers_written().is_empty());
-        // Once the reviewer's card is on screen, the same click answers the reviewer.
+        // Once the reviewer's card is on screen, a click on it in the first moments after the
+        // switch is still taken for one aimed at the deployer's, and ignored.
         desk.lay_out(viewport());
-        let accept = desk
-            .shown
-            .hits
-            .iter()
-            .find(|(_, target)| {
-                matches!(
-                    target,
-                    HitTarget::Answer {
-                        hit: CardHit::Accept,
-                        ..
-                    }
-                )
-            })
-            .map(|(rect, _)| *rect)
-            .unwrap();
+        let accept_at = |desk: &Desk| {
+            desk.shown
+                .hits
+                .iter()
+                .find(|(_, target)| {
+                    matches!(
+                        target,
+                        HitTarget::Answer {
+                            hit: CardHit::Accept,
+                            ..
+                        }
+                    )
+                })
+                .map(|(rect, _)| *rect)
+                .unwrap()
+        };
+        let accept = accept_at(&desk);
+        desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
+        assert!(reviewer.answers_written().is_empty());
+        // After the grace, the click answers the reviewer.
+        desk.click_grace = Duration::ZERO;
         desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
         assert_eq!(
             desk.status.as_ref().map(|status| status.text.as_str()),

@@ -13,6 +13,17 @@ use std::path::{Path, PathBuf};
 /// The bundled demo session, shown to a new user who has no session yet.
 const DEMO_SESSION: &str = include_str!("../../../examples/sessions/design-record-ru.jsonl");
 
+/// The session id of the bundled demo: a sample, whose questions wait for nobody.
+const DEMO_SESSION_ID: &str = "s-2026-11-30-adr0031";
+
+/// Whether a snapshot is the bundled demo's (its questions are examples, not an agent's).
+pub fn is_demo(snapshot: &Snapshot) -> bool {
+    snapshot
+        .session
+        .as_ref()
+        .is_some_and(|session| session.id.as_str() == DEMO_SESSION_ID)
+}
+
 /// An open session log.
 #[derive(Debug)]
 pub struct SessionLog {
@@ -91,4 +102,17 @@ pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
     let demo = sessions.join("demo.jsonl");
     super::super::commands::write_atomically(&demo, DEMO_SESSION.as_bytes())?;
     Ok(demo)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_is_known_by_its_session_id() {
+        let loaded = chatsurface_model::fold_log_bytes(Path::new("demo"), DEMO_SESSION.as_bytes())
+            .expect("the bundled demo folds");
+        assert!(is_demo(&loaded.snapshot));
+        assert!(!is_demo(&Snapshot::default()));
+    }
 }

@@ -6,7 +6,7 @@
 //! with `o`. So the shelf keeps one [`SessionLog`] per log, catches each up as it grows and
 //! notes which grew last. It owns the logs; it decides nothing about what the window shows.
 
-use super::session::SessionLog;
+use super::session::{is_demo, SessionLog};
 use chatsurface_compositor::intent::Elsewhere;
 use chatsurface_model::NodeRef;
 use std::collections::BTreeMap;
@@ -85,10 +85,6 @@ impl Shelf {
         true
     }
 
-    fn all(&self) -> impl Iterator<Item = &Shelved> {
-        std::iter::once(&self.shown).chain(self.others.values())
-    }
-
     /// Opens logs that appeared in the store and folds what every log gained since the last
     /// look.
     pub fn look(&mut self) -> Growth {
@@ -155,9 +151,15 @@ impl Shelf {
     }
 
     /// Every open question: the shown session's first, then the others' in path order, each
-    /// session's in transcript order.
+    /// session's in transcript order. The bundled demo's questions count only while it is
+    /// shown: they are examples that wait for nobody.
     pub fn waiting(&self) -> Vec<WaitingQuestion> {
-        self.all()
+        std::iter::once(&self.shown)
+            .chain(
+                self.others
+                    .values()
+                    .filter(|shelved| !is_demo(shelved.log.snapshot())),
+            )
             .flat_map(|shelved| {
                 let path = shelved.log.path();
                 let snapshot = shelved.log.snapshot();
@@ -178,6 +180,9 @@ impl Shelf {
         let mut elsewhere = Elsewhere::default();
         for shelved in self.others.values() {
             let snapshot = shelved.log.snapshot();
+            if is_demo(snapshot) {
+                continue;
+            }
             let questions = snapshot
                 .timeline
                 .iter()
@@ -193,7 +198,8 @@ impl Shelf {
 
     /// The log that grew last.
     pub fn last_grown(&self) -> &Path {
-        self.all()
+        std::iter::once(&self.shown)
+            .chain(self.others.values())
             .max_by_key(|shelved| shelved.grew_at)
             .map_or(self.shown.log.path(), |shelved| shelved.log.path())
     }
