@@ -1,7 +1,7 @@
 //! The app's errors: one line each, with the exit code a script can branch on.
 //!
 //! Codes follow sysexits(3): 64 bad usage, 65 bad input data, 66 missing input, 73 cannot
-//! create the output, 69 a service (a display, a GPU) is unavailable.
+//! create the output, 69 a service (a display, a GPU) is unavailable, 70 an internal error.
 
 use std::fmt;
 
@@ -18,6 +18,8 @@ pub enum AppError {
     CannotCreate(String),
     /// Something the command needs is not there: a display, a GPU.
     Unavailable(String),
+    /// A bug: a part of the program failed in a way it should never have (a panic caught).
+    Internal(String),
 }
 
 impl AppError {
@@ -29,6 +31,7 @@ impl AppError {
             AppError::NoInput(_) => 66,
             AppError::CannotCreate(_) => 73,
             AppError::Unavailable(_) => 69,
+            AppError::Internal(_) => 70,
         }
     }
 }
@@ -39,7 +42,8 @@ impl fmt::Display for AppError {
         | AppError::BadInput(message)
         | AppError::NoInput(message)
         | AppError::CannotCreate(message)
-        | AppError::Unavailable(message)) = self;
+        | AppError::Unavailable(message)
+        | AppError::Internal(message)) = self;
         f.write_str(message)
     }
 }

@@ -34,6 +34,29 @@ pub struct InProcessServer {
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+impl InProcessServer {
+    /// Keeps serving until SIGINT or SIGTERM, then shuts down as a dropped server does.
+    pub fn serve_until_signal(self) {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(async {
+            let Ok(mut terminate) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            else {
+                return;
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        });
+    }
+}
+
 impl Drop for InProcessServer {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
