@@ -283,10 +283,11 @@ fn answers_a_batch_and_a_confirmation_with_the_keymap() {
         serde_json::json!(["yes"])
     );
 
-    // o: the confirmation, whose comment field takes typing; Ctrl+Backspace declines with it.
+    // o: the confirmation, whose comment field takes typing; Ctrl+Backspace deletes the last
+    // word typed (never declines); Ctrl+D declines with the comment.
     display.keys(&["o"]);
-    display.type_text("not before Friday");
-    display.keys(&["ctrl+BackSpace"]);
+    display.type_text("not before Friday oops");
+    display.keys(&["ctrl+BackSpace", "ctrl+d"]);
     let resolved = wait_for_event(&log, "confirmation_resolved");
     assert_eq!(resolved["confirmation_id"], "c-tag");
     assert_eq!(resolved["outcome"], "declined");

@@ -77,6 +77,10 @@ pub enum CardHit {
     Accept,
     /// A confirmation's decline button.
     Decline,
+    /// A batch's submit button.
+    Submit,
+    /// A batch's "skip all" button: every item sent as skipped.
+    SkipAll,
     /// The line naming the question's attachment.
     Attachment,
 }

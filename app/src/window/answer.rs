@@ -113,10 +113,7 @@ impl Answering {
                 Some(AnswerField::General) => true,
                 _ => false,
             };
-            return KeyContext::Typing {
-                multiline,
-                comment: self.focus == Some(AnswerField::Comment),
-            };
+            return KeyContext::Typing { multiline };
         }
         match (self.node, self.focus) {
             (NodeRef::Confirmation(_), _) => KeyContext::Confirmation,
@@ -453,6 +450,32 @@ impl Answering {
         }
     }
 
+    /// The event that answers a batch with every item skipped (and no note), whatever was
+    /// drafted, or why it cannot be sent.
+    pub fn skip_all(&self, snapshot: &Snapshot) -> Result<EventBody, String> {
+        let spec = self
+            .batch(snapshot)
+            .ok_or_else(|| "only a batch can be skipped".to_owned())?;
+        let response = ClarificationResponse {
+            answers: spec
+                .items
+                .iter()
+                .map(|item| ItemAnswer {
+                    item_id: item.id.clone(),
+                    skipped: true,
+                    ..ItemAnswer::default()
+                })
+                .collect(),
+            general: None,
+        };
+        validate_response(spec, &response).map_err(|error| error.to_string())?;
+        Ok(EventBody::ClarificationAnswerSubmitted {
+            batch_id: spec.id.clone(),
+            answers: response.answers,
+            general: None,
+        })
+    }
+
     /// The event that declines a confirmation, with the comment typed so far.
     pub fn decline(&self, snapshot: &Snapshot) -> Option<EventBody> {
         match self.node {
@@ -611,10 +634,7 @@ mod tests {
             Answering::open(&snapshot, NodeRef::Confirmation(0), fonts.font_system()).unwrap();
         assert_eq!(
             answering.context(&snapshot),
-            KeyContext::Typing {
-                multiline: false,
-                comment: true
-            }
+            KeyContext::Typing { multiline: false }
         );
         type_text(&mut answering, &snapshot, "  not yet ", &mut fonts);
         let Some(EventBody::ConfirmationResolved {

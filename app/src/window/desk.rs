@@ -17,6 +17,7 @@ use super::opener;
 use super::session::{is_demo, SessionLog};
 use super::shelf::{Shelf, WaitingQuestion};
 use chatsurface_compositor::answering::{AnswerField, CardHit};
+use chatsurface_compositor::declutter::Presentation;
 use chatsurface_compositor::intent::{IntentRequest, Notice, ScrollAnchor, Viewport};
 use chatsurface_compositor::layout::{FrameLayout, FrameRegions, HitTarget};
 use chatsurface_compositor::text::{FontSet, TextSystem};
@@ -40,6 +41,8 @@ pub struct ShownFrame {
     pub hits: Vec<(Rect, HitTarget)>,
     /// The transcript's cards and where they were.
     pub cards: Vec<(NodeRef, Rect)>,
+    /// The cards shown folded or as a one-line summary, which Enter or a click unfolds.
+    pub folded: BTreeSet<NodeRef>,
     /// The frame's regions.
     pub regions: FrameRegions,
     /// What the compositor said of the frame.
@@ -69,6 +72,17 @@ impl Status {
             alarm: true,
         }
     }
+}
+
+/// What sending does with the question being answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Send {
+    /// Submit the batch, or accept the confirmation.
+    Answer,
+    /// Decline the confirmation.
+    Decline,
+    /// Send every item of the batch as skipped.
+    SkipAll,
 }
 
 /// The window's state: sessions, view, answer, last frame.
@@ -251,6 +265,17 @@ impl Desk {
                     )
                 })
                 .collect(),
+            folded: frame
+                .cards
+                .iter()
+                .filter(|card| {
+                    matches!(
+                        card.presentation,
+                        Presentation::Folded | Presentation::Summary
+                    )
+                })
+                .map(|card| card.node)
+                .collect(),
             hits: frame.hits.clone(),
             regions: frame.regions,
             info: Some(info.clone()),
@@ -310,6 +335,19 @@ impl Desk {
         self.switched_at = Some(Instant::now());
     }
 
+    /// Keeps the top of a card where it is while it grows or shrinks (unfolding), so the text
+    /// under the pointer or the focus stays put.
+    fn keep_in_view(&mut self, node: NodeRef) {
+        let region = self.shown.regions.transcript;
+        if let Some((_, rect)) = self.shown.cards.iter().find(|(shown, _)| *shown == node) {
+            self.pending_scroll = 0.0;
+            self.scroll = ScrollAnchor::Block {
+                block: node,
+                offset: region.y - rect.y,
+            };
+        }
+    }
+
     /// Makes a node's card show: leaves a thread focus that hides it, scrolls to it unless it
     /// is wholly in view.
     fn reveal(&mut self, node: NodeRef) {
@@ -336,6 +374,19 @@ impl Desk {
                 offset: Pixels(-16.0),
             };
         }
+    }
+
+    /// Unfolds a folded or summarised card, or folds an unfolded one again; returns whether
+    /// the card was one of those.
+    fn toggle_unfolded(&mut self, node: NodeRef) -> bool {
+        if self.expanded.remove(&node) {
+            return true;
+        }
+        if self.shown_is_current() && self.shown.folded.contains(&node) {
+            self.expanded.insert(node);
+            return true;
+        }
+        false
     }
 
     fn start_answering(&mut self, node: NodeRef) {
@@ -492,10 +543,15 @@ impl Desk {
                 let Some(node) = self.focused_card.filter(|node| snapshot.contains(*node)) else {
                     return;
                 };
-                if snapshot.is_open_question(node) {
+                let open = snapshot.is_open_question(node);
+                let thread = thread_of(snapshot, node)
+                    .map(|thread| snapshot.threads[thread].spec.id.clone());
+                if open {
                     self.start_answering(node);
-                } else if let Some(thread) = thread_of(snapshot, node) {
-                    self.thread_focus = Some(snapshot.threads[thread].spec.id.clone());
+                } else if self.toggle_unfolded(node) {
+                    self.keep_in_view(node);
+                } else if let Some(thread) = thread {
+                    self.thread_focus = Some(thread);
                     self.scroll = ScrollAnchor::Bottom;
                 }
             }
@@ -503,11 +559,21 @@ impl Desk {
                 if self.answering.is_some() {
                     self.stop_answering();
                 } else if let Some(focus) = self.thread_focus.take() {
-                    self.thread_focus = snapshot
-                        .thread_index(&focus)
+                    let left = snapshot.thread_index(&focus);
+                    self.thread_focus = left
                         .and_then(|index| snapshot.parent_of(index))
                         .map(|parent| snapshot.threads[parent].spec.id.clone());
-                    self.scroll = ScrollAnchor::Bottom;
+                    // Back out to where the thread branches off, not to the bottom.
+                    if let Some(left) = left {
+                        self.pending_scroll = 0.0;
+                        self.scroll = ScrollAnchor::Block {
+                            block: NodeRef::Thread(left),
+                            offset: Pixels(-16.0),
+                        };
+                        self.focused_card = Some(NodeRef::Thread(left));
+                    }
+                } else {
+                    self.say("this is the whole session: there is nothing to go back to");
                 }
             }
             Command::NextOpenQuestion => self.next_open_question(),
@@ -553,8 +619,8 @@ impl Desk {
                     answering.edit(snapshot, edit, fonts, self.clipboard.as_mut());
                 }
             }
-            Command::Submit => self.submit(true),
-            Command::Decline => self.submit(false),
+            Command::Submit => self.send(Send::Answer),
+            Command::Decline => self.send(Send::Decline),
             Command::OpenAttachment => {
                 let node = self.answering.as_ref().map(Answering::node);
                 if let Some(node) = node.or(self.focused_card) {
@@ -586,11 +652,12 @@ impl Desk {
         self.answering = None;
     }
 
-    /// Sends the working answer (accepting a confirmation), or declines the confirmation.
+    /// Sends the working answer (accepting a confirmation), declines the confirmation or
+    /// skips the whole batch.
     ///
     /// Written only when the question is open in the shown session and its card was in the
     /// last frame, so the human has seen what they answer.
-    fn submit(&mut self, accept: bool) {
+    fn send(&mut self, send: Send) {
         let snapshot = self.snapshot();
         let Some(answering) = &self.answering else {
             return;
@@ -611,18 +678,22 @@ impl Desk {
             self.say("the question is now in view: check it, then send again");
             return;
         }
-        let event = if accept {
-            answering.submission(snapshot)
-        } else {
-            answering
+        let event = match send {
+            Send::Answer => answering.submission(snapshot),
+            Send::Decline => answering
                 .decline(snapshot)
-                .ok_or_else(|| "only a confirmation can be declined".to_owned())
+                .ok_or_else(|| "only a confirmation can be declined".to_owned()),
+            Send::SkipAll => answering.skip_all(snapshot),
         };
         match event {
             Ok(event) => {
                 if self.append(vec![event]) {
                     self.answering = None;
-                    self.say(if accept { "sent" } else { "declined" });
+                    self.say(match send {
+                        Send::Answer => "sent",
+                        Send::Decline => "declined",
+                        Send::SkipAll => "skipped: every item was sent as skipped",
+                    });
                 }
             }
             Err(reason) => self.say(format!("cannot send: {reason}")),
@@ -662,7 +733,11 @@ impl Desk {
             Some(HitTarget::Block(node)) => {
                 self.focused_card = Some(node);
                 if snapshot.is_open_question(node) {
+                    let scroll = (self.scroll, self.pending_scroll);
                     self.start_answering(node);
+                    (self.scroll, self.pending_scroll) = scroll;
+                } else {
+                    self.toggle_unfolded(node);
                 }
             }
             Some(HitTarget::Answer {
@@ -713,8 +788,9 @@ impl Desk {
                     }
                 }
             }
-            CardHit::Accept => self.submit(true),
-            CardHit::Decline => self.submit(false),
+            CardHit::Accept | CardHit::Submit => self.send(Send::Answer),
+            CardHit::Decline => self.send(Send::Decline),
+            CardHit::SkipAll => self.send(Send::SkipAll),
             CardHit::Attachment => {}
         }
     }
@@ -784,7 +860,8 @@ pub fn thread_of(snapshot: &Snapshot, node: NodeRef) -> Option<usize> {
 }
 
 #[cfg(test)]
-mod tests {
+mod tests_support {
+    //! Agents writing session logs beside the desk, as the API would.
     use super::*;
     use crate::window::editor::MemoryClipboard;
     use chatsurface_compositor::units::ScaleFactor;
@@ -794,19 +871,19 @@ mod tests {
 
     /// A question as an agent knows it: which log, which id.
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    enum Asked {
+    pub enum Asked {
         Batch(PathBuf, BatchId),
         Confirmation(PathBuf, ConfirmationId),
     }
 
     /// One agent per session log, writing as the API would, beside the window.
-    struct Agent {
-        writer: LogWriter,
+    pub struct Agent {
+        pub writer: LogWriter,
         asked: u32,
     }
 
     impl Agent {
-        fn start(dir: &Path, name: &str) -> Agent {
+        pub fn start(dir: &Path, name: &str) -> Agent {
             let path = dir.join(format!("{name}.jsonl"));
             std::fs::write(&path, "").unwrap();
             let mut writer = LogWriter::open(&path).unwrap();
@@ -819,14 +896,14 @@ mod tests {
             Agent { writer, asked: 0 }
         }
 
-        fn say(&mut self, text: &str) {
+        pub fn say(&mut self, text: &str) {
             let id = format!("m-{}", self.writer.snapshot().last_seq + 1);
             self.writer
                 .append(body(json!({"type":"message_appended","message":{"id":id,"thread_id":"main","role":"agent","text":text}})))
                 .unwrap();
         }
 
-        fn ask_choice(&mut self) {
+        pub fn ask_choice(&mut self) {
             self.asked += 1;
             let id = format!("b-{}", self.asked);
             self.writer
@@ -834,7 +911,7 @@ mod tests {
                 .unwrap();
         }
 
-        fn ask_confirmation(&mut self) {
+        pub fn ask_confirmation(&mut self) {
             self.asked += 1;
             let id = format!("c-{}", self.asked);
             self.writer
@@ -843,7 +920,7 @@ mod tests {
         }
 
         /// Withdraws (or lets expire) the oldest open question, as the server does.
-        fn take_back(&mut self) {
+        pub fn take_back(&mut self) {
             let snapshot = self.writer.snapshot();
             let batch = snapshot
                 .batches
@@ -873,7 +950,7 @@ mod tests {
         }
 
         /// The human's answers the window wrote since the last call.
-        fn answers_written(&mut self) -> Vec<Asked> {
+        pub fn answers_written(&mut self) -> Vec<Asked> {
             let path = self.writer.path().to_path_buf();
             self.writer
                 .catch_up()
@@ -892,11 +969,11 @@ mod tests {
         }
     }
 
-    fn body(value: serde_json::Value) -> EventBody {
+    pub fn body(value: serde_json::Value) -> EventBody {
         serde_json::from_value(value).unwrap()
     }
 
-    fn viewport() -> Viewport {
+    pub fn viewport() -> Viewport {
         Viewport {
             width: Pixels(1000.0),
             height: Pixels(700.0),
@@ -904,7 +981,7 @@ mod tests {
         }
     }
 
-    fn desk_over(dir: &Path, shown: &Path) -> Desk {
+    pub fn desk_over(dir: &Path, shown: &Path) -> Desk {
         Desk::new(
             SessionLog::open(shown).unwrap(),
             Some(dir.parent().unwrap().to_path_buf()),
@@ -915,7 +992,7 @@ mod tests {
     }
 
     /// The open questions whose cards the desk's last frame showed, named as agents know them.
-    fn on_screen(desk: &Desk) -> HashSet<Asked> {
+    pub fn on_screen(desk: &Desk) -> HashSet<Asked> {
         let snapshot = desk.snapshot();
         if desk.shown.history != Some(snapshot.history) {
             return HashSet::new();
@@ -940,7 +1017,7 @@ mod tests {
     }
 
     /// A click at the middle of a random hit region of the last frame.
-    fn click_somewhere(desk: &mut Desk, rng: &mut fastrand::Rng) {
+    pub fn click_somewhere(desk: &mut Desk, rng: &mut fastrand::Rng) {
         if desk.shown.hits.is_empty() {
             return;
         }
@@ -950,6 +1027,13 @@ mod tests {
             (rect.y + rect.height * 0.5).0,
         );
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::*;
+    use super::*;
+    use chatsurface_model::ConfirmationId;
 
     #[test]
     fn every_answer_written_names_a_question_that_was_open_and_on_screen() {
@@ -1112,5 +1196,158 @@ mod tests {
         chatter.say("still here");
         desk.look();
         assert_eq!(desk.session().path(), deployer.writer.path());
+    }
+}
+
+#[cfg(test)]
+mod mouse_tests {
+    use super::tests_support::*;
+    use super::*;
+
+    fn hit_of(desk: &Desk, wanted: impl Fn(&HitTarget) -> bool) -> Rect {
+        desk.shown
+            .hits
+            .iter()
+            .find(|(_, target)| wanted(target))
+            .map(|(rect, _)| *rect)
+            .expect("the frame has that part")
+    }
+
+    fn click_at(desk: &mut Desk, rect: Rect) {
+        desk.click(rect.x.0 + 3.0, rect.y.0 + 3.0);
+    }
+
+    #[test]
+    fn a_batch_is_submitted_and_skipped_with_its_buttons() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut agent = Agent::start(&dir, "planner");
+        agent.ask_choice();
+        agent.ask_choice();
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.lay_out(viewport());
+        // The newest batch is lowest; pick "Right" in it, then press its Submit button.
+        let right = hit_of(&desk, |target| {
+            *target
+                == HitTarget::Answer {
+                    node: NodeRef::Batch(1),
+                    hit: CardHit::Choice { item: 0, option: 1 },
+                }
+        });
+        click_at(&mut desk, right);
+        desk.lay_out(viewport());
+        let submit = hit_of(&desk, |target| {
+            *target
+                == HitTarget::Answer {
+                    node: NodeRef::Batch(1),
+                    hit: CardHit::Submit,
+                }
+        });
+        click_at(&mut desk, submit);
+        let written = agent.writer.catch_up().unwrap();
+        let Some(EventBody::ClarificationAnswerSubmitted {
+            batch_id, answers, ..
+        }) = written.last().map(|event| &event.body)
+        else {
+            panic!("the Submit button sends the batch: {written:?}");
+        };
+        assert_eq!(batch_id.as_str(), "b-2");
+        assert_eq!(answers[0].selected[0].as_str(), "b");
+        desk.lay_out(viewport());
+        let skip = hit_of(&desk, |target| {
+            *target
+                == HitTarget::Answer {
+                    node: NodeRef::Batch(0),
+                    hit: CardHit::SkipAll,
+                }
+        });
+        click_at(&mut desk, skip);
+        let written = agent.writer.catch_up().unwrap();
+        let Some(EventBody::ClarificationAnswerSubmitted {
+            batch_id, answers, ..
+        }) = written.last().map(|event| &event.body)
+        else {
+            panic!("the Skip all button sends the batch: {written:?}");
+        };
+        assert_eq!(batch_id.as_str(), "b-1");
+        assert!(answers.iter().all(|answer| answer.skipped));
+    }
+
+    #[test]
+    fn clicking_an_option_does_not_move_what_is_under_the_pointer() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut agent = Agent::start(&dir, "planner");
+        agent.ask_choice();
+        for _ in 0..6 {
+            agent.say("A line of context after the question, so it sits higher up.");
+        }
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.lay_out(viewport());
+        let region = desk.shown.regions.transcript;
+        let (_, card) = desk.shown.cards[desk
+            .shown
+            .cards
+            .iter()
+            .position(|(node, _)| *node == NodeRef::Batch(0))
+            .expect("the batch is on screen")];
+        assert!(
+            card.y < region.y,
+            "the card's top is cut off, so revealing it would scroll"
+        );
+        let left = hit_of(&desk, |target| {
+            matches!(
+                target,
+                HitTarget::Answer {
+                    hit: CardHit::Choice { option: 0, .. },
+                    ..
+                }
+            )
+        });
+        click_at(&mut desk, left);
+        desk.lay_out(viewport());
+        let after = hit_of(&desk, |target| {
+            matches!(
+                target,
+                HitTarget::Answer {
+                    hit: CardHit::Choice { option: 0, .. },
+                    ..
+                }
+            )
+        });
+        assert_eq!(after.y, left.y, "the option stayed under the pointer");
+    }
+
+    #[test]
+    fn a_folded_message_unfolds_with_a_click_and_with_enter() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut agent = Agent::start(&dir, "writer");
+        agent.say(&"A long report line that goes on. ".repeat(200));
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.lay_out(viewport());
+        let message = NodeRef::Message(0);
+        assert!(desk.shown.folded.contains(&message), "a long message folds");
+        let card = hit_of(&desk, |target| *target == HitTarget::Block(message));
+        click_at(&mut desk, card);
+        desk.lay_out(viewport());
+        assert!(!desk.shown.folded.contains(&message), "a click unfolds it");
+        desk.focused_card = Some(message);
+        desk.command(Command::DrillIn);
+        desk.lay_out(viewport());
+        assert!(desk.shown.folded.contains(&message), "Enter folds it again");
+        desk.command(Command::DrillIn);
+        desk.lay_out(viewport());
+        assert!(
+            !desk.shown.folded.contains(&message),
+            "and Enter unfolds it"
+        );
+        assert!(
+            desk.thread_focus.is_none(),
+            "Enter on a folded card does not drill in"
+        );
     }
 }

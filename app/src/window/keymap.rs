@@ -81,8 +81,6 @@ pub enum KeyContext {
     Typing {
         /// Whether Enter breaks the line.
         multiline: bool,
-        /// Whether the field is a confirmation's comment (Ctrl+Backspace declines).
-        comment: bool,
     },
 }
 
@@ -138,6 +136,11 @@ pub fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
     // Keys that mean the same wherever the keyboard is.
     match key {
         Key::Enter if ctrl => return Some(Command::Submit),
+        // Declining has a chord of its own that no text field uses, so deleting a word of a
+        // comment (Ctrl+Backspace) can never decline by accident.
+        Key::Character(text) if ctrl && text.eq_ignore_ascii_case("d") => {
+            return Some(Command::Decline)
+        }
         Key::Character(text) if ctrl && text.eq_ignore_ascii_case("o") => {
             return Some(Command::OpenAttachment)
         }
@@ -152,12 +155,11 @@ pub fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
         Key::PageDown => return Some(Command::ScrollPages(1.0)),
         _ => {}
     }
-    if let KeyContext::Typing { multiline, comment } = context {
-        return typing(key, *modifiers, multiline, comment);
+    if let KeyContext::Typing { multiline } = context {
+        return typing(key, *modifiers, multiline);
     }
     if ctrl {
         return match key {
-            Key::Backspace if context == KeyContext::Confirmation => Some(Command::Decline),
             Key::Home => Some(Command::Top),
             Key::End => Some(Command::Bottom),
             _ => None,
@@ -203,7 +205,7 @@ pub fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
     }
 }
 
-fn typing(key: &Key, modifiers: Modifiers, multiline: bool, comment: bool) -> Option<Command> {
+fn typing(key: &Key, modifiers: Modifiers, multiline: bool) -> Option<Command> {
     let (ctrl, shift) = (modifiers.ctrl, modifiers.shift);
     let go = |motion| {
         Some(Command::Edit(EditCommand::Move {
@@ -213,7 +215,6 @@ fn typing(key: &Key, modifiers: Modifiers, multiline: bool, comment: bool) -> Op
     };
     match key {
         Key::Escape => Some(Command::Leave),
-        Key::Backspace if ctrl && comment => Some(Command::Decline),
         Key::Backspace if ctrl => Some(Command::Edit(EditCommand::BackspaceWord)),
         Key::Backspace => Some(Command::Edit(EditCommand::Backspace)),
         Key::Delete => Some(Command::Edit(EditCommand::Delete)),
@@ -265,10 +266,7 @@ mod tests {
         }
     }
 
-    const TYPING: KeyContext = KeyContext::Typing {
-        multiline: false,
-        comment: false,
-    };
+    const TYPING: KeyContext = KeyContext::Typing { multiline: false };
 
     #[test]
     fn browsing_keys_move_between_cards_and_threads() {
@@ -371,10 +369,7 @@ mod tests {
 
     #[test]
     fn ctrl_o_opens_the_attachment_wherever_the_keyboard_is() {
-        let typing = KeyContext::Typing {
-            multiline: true,
-            comment: false,
-        };
+        let typing = KeyContext::Typing { multiline: true };
         for context in [
             KeyContext::Browsing,
             KeyContext::ChoiceItem { custom: true },
@@ -395,10 +390,7 @@ mod tests {
 
     #[test]
     fn enter_breaks_lines_only_in_multiline_fields() {
-        let multi = KeyContext::Typing {
-            multiline: true,
-            comment: false,
-        };
+        let multi = KeyContext::Typing { multiline: true };
         assert_eq!(
             command_for(&press(Key::Enter), multi),
             Some(Command::Edit(EditCommand::Newline))
@@ -410,18 +402,24 @@ mod tests {
     }
 
     #[test]
-    fn confirmations_accept_with_ctrl_enter_and_decline_with_ctrl_backspace() {
-        let comment = KeyContext::Typing {
-            multiline: false,
-            comment: true,
-        };
+    fn confirmations_accept_with_ctrl_enter_and_decline_with_ctrl_d_never_ctrl_backspace() {
+        let comment = KeyContext::Typing { multiline: false };
         assert_eq!(
             command_for(&ctrl(Key::Backspace), comment),
+            Some(Command::Edit(EditCommand::BackspaceWord)),
+            "Ctrl+Backspace in a comment deletes a word"
+        );
+        assert_eq!(
+            command_for(&ctrl(ch("d").key), comment),
+            Some(Command::Decline)
+        );
+        assert_eq!(
+            command_for(&ctrl(ch("d").key), KeyContext::Confirmation),
             Some(Command::Decline)
         );
         assert_eq!(
             command_for(&ctrl(Key::Backspace), KeyContext::Confirmation),
-            Some(Command::Decline)
+            None
         );
         assert_eq!(
             command_for(&ctrl(Key::Enter), KeyContext::Confirmation),

@@ -454,7 +454,7 @@ fn message_card(
         let hidden = total_chars.saturating_sub(clean.text.chars().count().min(total_chars));
         let words = if folded {
             format!(
-                "▸ Show more ({} characters in all) · Enter expands",
+                "▸ Show more ({} characters in all) · click or Enter expands",
                 group_thousands(total_chars)
             )
         } else {
@@ -568,8 +568,24 @@ fn batch_card(
         children.push(painter.builder.column(Pixels(4.0), &[label, field]));
     }
     if open {
-        let hint =
-            "o next question · Tab next item · 1–9 pick · y / n · s skip · Ctrl+Enter submit";
+        let buttons = [
+            action_button(
+                painter,
+                "Submit",
+                "Ctrl+Enter",
+                (palette.question, true),
+                CardHit::Submit,
+            ),
+            action_button(
+                painter,
+                "Skip all",
+                "sends every item as skipped",
+                (palette.question, false),
+                CardHit::SkipAll,
+            ),
+        ];
+        children.push(painter.builder.wrapping_row(Pixels(12.0), &buttons));
+        let hint = "o next question · Tab next item · 1–9 pick · y / n · s skip item";
         children.push(painter.label(plain(hint), painter.single(painter.small(palette.muted))));
     }
     let border = if answering.is_some() {
@@ -974,63 +990,22 @@ fn confirmation_card(
             .tag(field, CardHit::Field(AnswerField::Comment));
         children.push(field);
     }
-    let mut buttons = Vec::new();
-    for (keys, words, primary) in [
-        ("Ctrl+Enter", spec.accept_label(), true),
-        ("Ctrl+Backspace", spec.decline_label(), false),
-    ] {
-        let color = if primary {
-            palette.background
-        } else {
-            palette.text
-        };
-        let label = painter.label(
-            vec![
-                (
-                    format!("{} ", one_line(words)),
-                    SpanStyle {
-                        strong: true,
-                        color: Some(color),
-                        ..SpanStyle::default()
-                    },
-                ),
-                (
-                    format!(" {keys}"),
-                    SpanStyle {
-                        color: Some(if primary { color } else { palette.muted }),
-                        ..SpanStyle::default()
-                    },
-                ),
-            ],
-            painter.single(painter.body()),
-        );
-        let mut button = column_style(Pixels::ZERO, Pixels(7.0));
-        button.padding.left = length(16.0);
-        button.padding.right = length(16.0);
-        let fill = if primary {
-            palette.danger
-        } else {
-            palette.field
-        };
-        let button = painter.builder.boxed(
-            button,
-            Decoration {
-                fill: Some(fill),
-                border: Some((palette.danger, Pixels(1.5))),
-                radius: Pixels(5.0),
-            },
-            &[label],
-        );
-        painter.builder.tag(
-            button,
-            if primary {
-                CardHit::Accept
-            } else {
-                CardHit::Decline
-            },
-        );
-        buttons.push(button);
-    }
+    let buttons = [
+        action_button(
+            painter,
+            spec.accept_label(),
+            "Ctrl+Enter",
+            (palette.danger, true),
+            CardHit::Accept,
+        ),
+        action_button(
+            painter,
+            spec.decline_label(),
+            "Ctrl+D",
+            (palette.danger, false),
+            CardHit::Decline,
+        ),
+    ];
     children.push(painter.builder.wrapping_row(Pixels(12.0), &buttons));
     let emphasis = if painter.answering.is_some() {
         2.5
@@ -1045,6 +1020,57 @@ fn confirmation_card(
         )),
         &children,
     )
+}
+
+/// A button: its words in bold and the keys that do the same; `primary` fills it with `color`
+/// (else only its border has the colour). A click on it is `hit`.
+fn action_button(
+    painter: &mut Painter,
+    words: &str,
+    keys: &str,
+    (color, primary): (Color, bool),
+    hit: CardHit,
+) -> NodeId {
+    let palette = painter.style.palette;
+    let text_color = if primary {
+        palette.background
+    } else {
+        palette.text
+    };
+    let label = painter.label(
+        vec![
+            (
+                format!("{} ", one_line(words)),
+                SpanStyle {
+                    strong: true,
+                    color: Some(text_color),
+                    ..SpanStyle::default()
+                },
+            ),
+            (
+                format!(" {keys}"),
+                SpanStyle {
+                    color: Some(if primary { text_color } else { palette.muted }),
+                    ..SpanStyle::default()
+                },
+            ),
+        ],
+        painter.single(painter.body()),
+    );
+    let mut button = column_style(Pixels::ZERO, Pixels(7.0));
+    button.padding.left = length(16.0);
+    button.padding.right = length(16.0);
+    let button = painter.builder.boxed(
+        button,
+        Decoration {
+            fill: Some(if primary { color } else { palette.field }),
+            border: Some((color, Pixels(1.5))),
+            radius: Pixels(5.0),
+        },
+        &[label],
+    );
+    painter.builder.tag(button, hit);
+    button
 }
 
 fn duration_words(seconds: f64) -> String {

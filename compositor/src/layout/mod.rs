@@ -19,7 +19,7 @@ pub use card::CardLayout;
 pub use transcript::{PlacedTranscript, OVERSCAN};
 
 use crate::answering::CardHit;
-use crate::declutter::DeclutteredView;
+use crate::declutter::{DeclutteredView, Presentation};
 use crate::intent::{Intent, ScrollAnchor};
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{FontSet, SpanStyle, TextSystem};
@@ -55,6 +55,8 @@ pub enum HitTarget {
 pub struct CardPlacement {
     /// The node it shows.
     pub node: NodeRef,
+    /// In which form Declutter chose to show it (folded and summary cards can be unfolded).
+    pub presentation: Presentation,
     /// Its top-left corner in the frame.
     pub origin: Point,
     /// Its layout, shared with the layout cache: the same `Arc` means the same pixels.
@@ -228,6 +230,7 @@ impl LayoutEngine {
             hits.push((visible, HitTarget::Block(card.node)));
             cards.push(CardPlacement {
                 node: card.node,
+                presentation: view.transcript[card.index].presentation,
                 origin: Point {
                     x: bounds.x,
                     y: bounds.y,
