@@ -220,11 +220,14 @@ pub fn socket_path(env: impl Fn(&str) -> Option<String>) -> PathBuf {
     Path::new("/tmp").join(dir).join("api.sock")
 }
 
-/// What to print (one line each) and the exit code: 0 answered (the chosen ids, or the custom
-/// text), 1 declined (the comment, if any), 2 expired or withdrawn.
+/// What to print (one line each) and the exit code: 0 answered (the chosen ids, then the
+/// custom text if any), 1 declined (the comment, if any), 2 expired or withdrawn.
 pub fn outcome(answer: &DialogAnswer) -> (Vec<String>, u8) {
     match answer {
         DialogAnswer::Chose(ids) => (ids.clone(), 0),
+        DialogAnswer::ChoseAndWrote { options, text } => {
+            (options.iter().chain([text]).cloned().collect(), 0)
+        }
         DialogAnswer::Custom(text) => (vec![text.clone()], 0),
         DialogAnswer::Accepted => (Vec::new(), 0),
         DialogAnswer::Declined(comment) => (comment.iter().cloned().collect(), 1),
@@ -248,7 +251,20 @@ pub fn run(args: &AskArgs) -> u8 {
 /// [`run`] with the environment and stdout given.
 fn run_in(args: &AskArgs, env: impl Fn(&str) -> Option<String>, out: &mut impl Write) -> u8 {
     let (lines, code) = match ask(args, env) {
-        Ok(answer) => outcome(&answer),
+        Ok(answer) => {
+            // Exit 2 prints nothing on stdout; say why on stderr, for the person at the shell.
+            match answer {
+                DialogAnswer::Expired => {
+                    eprintln!("no answer: the question expired before the human answered")
+                }
+                DialogAnswer::Withdrawn => eprintln!(
+                    "no answer: the question was withdrawn (the surface closed, or the \
+                     integration was removed)"
+                ),
+                _ => {}
+            }
+            outcome(&answer)
+        }
         Err(error) => {
             eprintln!("error: {error}");
             return error.exit_code();
@@ -581,6 +597,20 @@ mod tests {
         assert_eq!(
             outcome(&DialogAnswer::Custom("завтра".into())),
             (vec!["завтра".to_owned()], 0)
+        );
+        assert_eq!(
+            outcome(&DialogAnswer::ChoseAndWrote {
+                options: vec!["prod".into(), "stage".into()],
+                text: "and the canary".into()
+            }),
+            (
+                vec![
+                    "prod".to_owned(),
+                    "stage".to_owned(),
+                    "and the canary".to_owned()
+                ],
+                0
+            )
         );
         assert_eq!(outcome(&DialogAnswer::Accepted), (Vec::new(), 0));
         assert_eq!(

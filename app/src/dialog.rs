@@ -370,6 +370,14 @@ pub fn parse_timeout(value: Option<&Value>) -> Result<Duration, ApiError> {
 pub enum DialogAnswer {
     /// The human chose these option ids.
     Chose(Vec<String>),
+    /// The human chose these option ids and wrote their own answer too (a `custom` question
+    /// that allows several answers).
+    ChoseAndWrote {
+        /// The option ids.
+        options: Vec<String>,
+        /// The text written.
+        text: String,
+    },
     /// The human wrote their own answer.
     Custom(String),
     /// The human accepted.
@@ -383,12 +391,16 @@ pub enum DialogAnswer {
 }
 
 impl DialogAnswer {
-    /// The answer as the contract writes it: `{"answer":"chose","options":[…]}`,
+    /// The answer as the contract writes it: `{"answer":"chose","options":[…]}` (with
+    /// `"text"` when the human also wrote their own answer),
     /// `{"answer":"custom","text":…}`, `{"answer":"accepted"}`, `{"answer":"declined"}` (with
     /// `"comment"` when there is one), `{"answer":"expired"}` or `{"answer":"withdrawn"}`.
     pub fn to_json(&self) -> Value {
         match self {
             DialogAnswer::Chose(options) => json!({"answer": "chose", "options": options}),
+            DialogAnswer::ChoseAndWrote { options, text } => {
+                json!({"answer": "chose", "options": options, "text": text})
+            }
             DialogAnswer::Custom(text) => json!({"answer": "custom", "text": text}),
             DialogAnswer::Accepted => json!({"answer": "accepted"}),
             DialogAnswer::Declined(None) => json!({"answer": "declined"}),
@@ -404,13 +416,21 @@ impl DialogAnswer {
     /// ignored, a missing or mistyped one gives `None`.
     pub fn from_json(value: &Value) -> Option<DialogAnswer> {
         match value.get("answer")?.as_str()? {
-            "chose" => value
-                .get("options")?
-                .as_array()?
-                .iter()
-                .map(|id| id.as_str().map(str::to_owned))
-                .collect::<Option<Vec<_>>>()
-                .map(DialogAnswer::Chose),
+            "chose" => {
+                let options = value
+                    .get("options")?
+                    .as_array()?
+                    .iter()
+                    .map(|id| id.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()?;
+                match value.get("text") {
+                    None | Some(Value::Null) => Some(DialogAnswer::Chose(options)),
+                    Some(text) => Some(DialogAnswer::ChoseAndWrote {
+                        options,
+                        text: text.as_str()?.to_owned(),
+                    }),
+                }
+            }
             "custom" => Some(DialogAnswer::Custom(
                 value.get("text")?.as_str()?.to_owned(),
             )),
@@ -429,7 +449,8 @@ impl DialogAnswer {
 /// The answer a settled choice dialog's batch gives, or `None` while it waits.
 ///
 /// Selected option ids give [`DialogAnswer::Chose`]; free text with no selection gives
-/// [`DialogAnswer::Custom`]; a skipped or empty answer gives `Chose` with no ids.
+/// [`DialogAnswer::Custom`], and with a selection [`DialogAnswer::ChoseAndWrote`]; a skipped
+/// or empty answer gives `Chose` with no ids.
 pub fn answer_of_batch(batch: &ClarificationBatch) -> Option<DialogAnswer> {
     match batch.status {
         BatchStatus::Open => None,
@@ -445,7 +466,11 @@ pub fn answer_of_batch(batch: &ClarificationBatch) -> Option<DialogAnswer> {
                 .unwrap_or_default();
             match answer.and_then(|answer| answer.text.clone()) {
                 Some(text) if selected.is_empty() => Some(DialogAnswer::Custom(text)),
-                _ => Some(DialogAnswer::Chose(selected)),
+                Some(text) => Some(DialogAnswer::ChoseAndWrote {
+                    options: selected,
+                    text,
+                }),
+                None => Some(DialogAnswer::Chose(selected)),
             }
         }
     }
@@ -938,9 +963,21 @@ mod tests {
                 BatchStatus::Answered,
                 Some(item_answer(&["a"], Some("c")))
             )),
-            Some(DialogAnswer::Chose(vec!["a".into()])),
-            "a selection wins over text"
+            Some(DialogAnswer::ChoseAndWrote {
+                options: vec!["a".into()],
+                text: "c".into()
+            }),
+            "a selection and text are both the answer"
         );
+        let both = DialogAnswer::ChoseAndWrote {
+            options: vec!["a".into()],
+            text: "c".into(),
+        };
+        assert_eq!(
+            both.to_json(),
+            serde_json::json!({"answer": "chose", "options": ["a"], "text": "c"})
+        );
+        assert_eq!(DialogAnswer::from_json(&both.to_json()), Some(both));
         let skipped = ItemAnswer {
             skipped: true,
             ..item_answer(&[], None)

@@ -370,12 +370,48 @@ fn bad_input_is_a_json_4xx_and_writes_nothing() {
 }
 
 #[test]
+fn options_picked_and_text_written_are_both_printed_ids_first() {
+    let surface = Surface::new("both");
+    let token = surface.integration("deploy", true);
+    let ask = surface.ask(
+        &token,
+        &[
+            "deploy",
+            "Where to?",
+            "-o",
+            "prod",
+            "-o",
+            "stage",
+            "--multi",
+            "--custom",
+        ],
+    );
+    let pending = surface.wait_pending(1);
+    let id = pending[0]["id"].as_str().unwrap();
+    let answer = json!({"answers": [{"item_id": "choice", "selected": ["prod", "stage"], "text": "and the canary"}]});
+    let (status, body) = surface.http(
+        "POST",
+        &format!("/v1/pending/{id}"),
+        Some(&surface.operator_token()),
+        Some(answer.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{body}");
+    let output = finish(ask);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(stdout(&output), "prod\nstage\nand the canary\n");
+}
+
+#[test]
 fn a_question_expires_at_its_timeout() {
     let surface = Surface::new("expire");
     let token = surface.integration("slow", true);
     let started = Instant::now();
     let output = finish(surface.ask(&token, &["slow", "Anyone there?", "--timeout", "5s"]));
     assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("expired"),
+        "exit 2 says why on stderr"
+    );
     assert!(started.elapsed() >= Duration::from_secs(5));
     assert!(surface.log("slow").contains("\"outcome\":\"expired\""));
     assert!(surface.pending().is_empty());
