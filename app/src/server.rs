@@ -302,7 +302,7 @@ async fn open_dialog(
                 let thread = ThreadSpec {
                     id: DIALOG_THREAD.into(),
                     parent: None,
-                    title: asking.clone(),
+                    title: format!("Questions from {asking}"),
                     kind: ThreadKind::Topic,
                 };
                 events.push(EventBody::ThreadOpened { thread });

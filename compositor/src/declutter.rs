@@ -311,12 +311,13 @@ fn transcript_blocks(snapshot: &Snapshot, intent: &Intent) -> Vec<TranscriptBloc
             NodeRef::Batch(index) => match snapshot.batches[index].status {
                 BatchStatus::Open => Presentation::Attention,
                 _ if targets[entry.thread].is_some() => continue,
-                BatchStatus::Answered if expanded => Presentation::Full,
+                _ if expanded => Presentation::Full,
                 _ => Presentation::Summary,
             },
             NodeRef::Confirmation(index) => match snapshot.confirmations[index].status {
                 ConfirmationStatus::Pending => Presentation::Attention,
                 _ if targets[entry.thread].is_some() => continue,
+                _ if expanded => Presentation::Full,
                 _ => Presentation::Summary,
             },
             _ if targets[entry.thread].is_some() => continue,

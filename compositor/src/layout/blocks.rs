@@ -12,7 +12,7 @@ use crate::declutter::{kind_label, Presentation, TranscriptBlock};
 use crate::markdown::{parse_markdown, InlineSpan, MarkdownBlock};
 use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
 use crate::text::{SpanStyle, TextSystem};
-use crate::theme::{Color, Style};
+use crate::theme::{Color, Palette, Style};
 use crate::units::Pixels;
 use chatsurface_model::{
     AnswerKind, BatchStatus, ClarificationBatch, ClarificationItem, ClarificationResponse,
@@ -522,7 +522,11 @@ fn batch_card(
             format!("{} questions", batch.spec.items.len())
         }
     } else {
-        format!("answered · {answered} of {}", batch.spec.items.len())
+        match batch.status {
+            BatchStatus::Expired => "expired unanswered".to_owned(),
+            BatchStatus::Withdrawn => "withdrawn by the agent".to_owned(),
+            _ => format!("answered · {answered} of {}", batch.spec.items.len()),
+        }
     };
     let badge_color = if open {
         palette.question
@@ -531,7 +535,12 @@ fn batch_card(
     };
     let badge = painter.label(
         colored(
-            if open { "? QUESTIONS" } else { "✓ ANSWERED" },
+            match batch.status {
+                BatchStatus::Open => "? QUESTIONS",
+                BatchStatus::Answered => "✓ ANSWERED",
+                BatchStatus::Expired => "⌛ EXPIRED",
+                BatchStatus::Withdrawn => "↩ WITHDRAWN",
+            },
             badge_color,
             true,
         ),
@@ -549,7 +558,7 @@ fn batch_card(
     children.extend(attachment_line(painter, batch.spec.attachment.as_deref()));
     for (number, item) in batch.spec.items.iter().enumerate() {
         let answer = shown.and_then(|response| response.answer(&item.id));
-        let item_box = item_block(painter, number, item, answer);
+        let item_box = item_block(painter, number, item, answer, !open);
         painter.builder.tag(item_box, CardHit::Item(number));
         children.push(item_box);
     }
@@ -634,6 +643,7 @@ fn item_block(
     index: usize,
     item: &ClarificationItem,
     answer: Option<&chatsurface_model::ItemAnswer>,
+    sent: bool,
 ) -> NodeId {
     let style = *painter.style;
     let palette = style.palette;
@@ -660,9 +670,14 @@ fn item_block(
             colored("skipped", palette.muted, true),
             painter.single(painter.small(palette.muted)),
         )),
-        Some(_) => head.push(painter.label(
+        // Until the batch is sent, an answer is only a draft, and says so.
+        Some(_) if sent => head.push(painter.label(
             colored("answered", palette.decision, true),
             painter.single(painter.small(palette.decision)),
+        )),
+        Some(_) => head.push(painter.label(
+            colored("drafted", palette.question, true),
+            painter.single(painter.small(palette.question)),
         )),
         None => {}
     }
@@ -918,10 +933,15 @@ fn batch_summary(
                     Some(format!("{name}: {}", answer_words(item, answer)))
                 })
                 .collect();
+            let note = response
+                .general
+                .as_deref()
+                .map(|note| format!(" · note: “{}”", one_line(note)))
+                .unwrap_or_default();
             (
                 "✓ ANSWERED",
                 palette.decision,
-                format!("{title} — {}", answers.join(" · ")),
+                format!("{title} — {}{note}", answers.join(" · ")),
             )
         }
         (BatchStatus::Expired, _) => (
@@ -978,6 +998,26 @@ fn confirmation_card(
     );
     let mut children = vec![top, message];
     children.extend(attachment_line(painter, spec.attachment.as_deref()));
+    if confirmation.status != ConfirmationStatus::Pending {
+        // Settled, shown in full on request: the question and how it ended, nothing to press.
+        let (badge, color) = outcome_badge(confirmation.status, &palette);
+        let mut words = vec![(
+            badge.to_owned(),
+            SpanStyle {
+                strong: true,
+                color: Some(color),
+                ..SpanStyle::default()
+            },
+        )];
+        if let Some(comment) = &confirmation.outcome_comment {
+            words.push((
+                format!("  “{}”", sanitize_untrusted(comment, FOLDED_CHARS).text),
+                SpanStyle::default(),
+            ));
+        }
+        children.push(painter.text(words, painter.body()));
+        return painter.card(palette.card, Some((color, Pixels(1.0))), &children);
+    }
     if spec.comment {
         let comment = painter
             .answering
@@ -1082,32 +1122,38 @@ fn duration_words(seconds: f64) -> String {
     }
 }
 
-fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> NodeId {
-    let palette = painter.style.palette;
-    let title = one_line(
-        confirmation
-            .spec
-            .title
-            .as_deref()
-            .unwrap_or(&confirmation.spec.message),
-    );
-    let comment = confirmation
-        .outcome_comment
-        .as_deref()
-        .map(|comment| format!(" — “{}”", one_line(comment)))
-        .unwrap_or_default();
-    let (badge, color) = match confirmation.status {
+/// The badge and colour of how a confirmation stands.
+fn outcome_badge(status: ConfirmationStatus, palette: &Palette) -> (&'static str, Color) {
+    match status {
         ConfirmationStatus::Accepted => ("✓ ACCEPTED", palette.decision),
         ConfirmationStatus::Declined => ("✗ DECLINED", palette.danger),
         ConfirmationStatus::Expired => ("⌛ EXPIRED", palette.muted),
         ConfirmationStatus::Withdrawn => ("↩ WITHDRAWN", palette.muted),
         ConfirmationStatus::Pending => ("⚠ PENDING", palette.danger),
+    }
+}
+
+fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> NodeId {
+    let palette = painter.style.palette;
+    let spec = &confirmation.spec;
+    // The question itself, after a title that may only name who asked.
+    let question = match spec.title.as_deref() {
+        Some(title) if title != spec.message => {
+            format!("{} — {}", one_line(title), one_line(&spec.message))
+        }
+        _ => one_line(&spec.message),
     };
+    let comment = confirmation
+        .outcome_comment
+        .as_deref()
+        .map(|comment| format!(" — “{}”", one_line(comment)))
+        .unwrap_or_default();
+    let (badge, color) = outcome_badge(confirmation.status, &palette);
     summary_row(
         painter,
         badge,
         color,
-        format!("{title}{comment}"),
+        format!("{question}{comment}"),
         palette.border,
     )
 }

@@ -677,4 +677,61 @@ mod tests {
         let wide = frame_regions(&resolve_intent(&snapshot, &request()).unwrap());
         assert!(wide.overview.right() <= wide.transcript.x);
     }
+
+    #[test]
+    fn a_settled_confirmation_unfolds_to_its_question_and_outcome_with_nothing_to_press() {
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            r#"{"type":"confirmation_requested","confirmation":{"id":"c","thread_id":"main","title":"deployer","message":"Roll out 4.13 to prod now?"}}"#.to_owned(),
+            r#"{"type":"confirmation_resolved","confirmation_id":"c","outcome":"declined","comment":"not on a Friday"}"#.to_owned(),
+        ]);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let folded = lay_out(&mut engine, &snapshot, &request());
+        let card = |frame: &FrameLayout| {
+            frame
+                .cards
+                .iter()
+                .find(|card| card.node == NodeRef::Confirmation(0))
+                .map(|card| (card.presentation, card.layout.height))
+                .expect("the confirmation shows")
+        };
+        let (presentation, summary_height) = card(&folded);
+        assert_eq!(presentation, Presentation::Summary);
+        let mut unfolded = request();
+        unfolded.expanded.insert(NodeRef::Confirmation(0));
+        let full = lay_out(&mut engine, &snapshot, &unfolded);
+        let (presentation, full_height) = card(&full);
+        assert_eq!(presentation, Presentation::Full);
+        assert!(
+            full_height > summary_height,
+            "the question and outcome take more room"
+        );
+        assert!(
+            !full.hits.iter().any(|(_, target)| matches!(
+                target,
+                HitTarget::Answer {
+                    hit: crate::answering::CardHit::Accept | crate::answering::CardHit::Decline,
+                    ..
+                }
+            )),
+            "a settled confirmation has no buttons"
+        );
+    }
+
+    #[test]
+    fn an_expired_batch_unfolds_too() {
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            crate::test_support::batch("b", "main"),
+            r#"{"type":"clarification_batch_closed","batch_id":"b","reason":"expired"}"#.to_owned(),
+        ]);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let mut unfolded = request();
+        unfolded.expanded.insert(NodeRef::Batch(0));
+        let frame = lay_out(&mut engine, &snapshot, &unfolded);
+        assert!(frame
+            .cards
+            .iter()
+            .any(|card| card.node == NodeRef::Batch(0) && card.presentation == Presentation::Full));
+    }
 }
