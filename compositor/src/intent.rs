@@ -97,6 +97,9 @@ pub struct IntentRequest {
     pub elsewhere: Elsewhere,
     /// The window's last word to the human, shown in the header.
     pub notice: Option<Notice>,
+    /// The wall clock, for the countdown on questions with a timeout; without it a card says
+    /// only how long its timeout is (still frames, goldens).
+    pub now: Option<std::time::SystemTime>,
 }
 
 /// A request that cannot be honoured: which field, and why.
@@ -137,6 +140,8 @@ pub struct Intent {
     pub elsewhere: Elsewhere,
     /// The window's last word to the human.
     pub notice: Option<Notice>,
+    /// The wall clock, for countdowns.
+    pub now: Option<std::time::SystemTime>,
 }
 
 impl Intent {
@@ -236,6 +241,7 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         answering: request.answering.clone(),
         elsewhere: request.elsewhere,
         notice: request.notice.clone(),
+        now: request.now,
     })
 }
 

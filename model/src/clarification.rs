@@ -181,17 +181,28 @@ pub struct ClarificationBatch {
     pub revision: u64,
 }
 
+/// How long from `now` until a question asked at `opened_at` (RFC 3339) with a timeout of
+/// `timeout_s` seconds expires (zero once it has); none without a timeout or a readable time.
+/// The one rule for batches and confirmations alike.
+pub(crate) fn time_left(
+    opened_at: &str,
+    timeout_s: Option<f64>,
+    now: std::time::SystemTime,
+) -> Option<std::time::Duration> {
+    use time::format_description::well_known::Rfc3339;
+    let timeout = timeout_s.filter(|seconds| seconds.is_finite())?;
+    let opened = time::OffsetDateTime::parse(opened_at, &Rfc3339).ok()?;
+    let due = opened + time::Duration::seconds_f64(timeout.clamp(0.0, 1e9));
+    let left = due - time::OffsetDateTime::from(now);
+    Some(std::time::Duration::try_from(left).unwrap_or(std::time::Duration::ZERO))
+}
+
 impl ClarificationBatch {
     /// How long from `now` until the batch's timeout passes (zero when it has), counted from
     /// when it was asked; none when it has no timeout or its time does not parse. Lets a
     /// server that starts after the batch was opened expire it when it was meant to.
     pub fn time_left(&self, now: std::time::SystemTime) -> Option<std::time::Duration> {
-        use time::format_description::well_known::Rfc3339;
-        let timeout = self.spec.timeout_s.filter(|seconds| seconds.is_finite())?;
-        let opened = time::OffsetDateTime::parse(&self.opened_at, &Rfc3339).ok()?;
-        let due = opened + time::Duration::seconds_f64(timeout.clamp(0.0, 1e9));
-        let left = due - time::OffsetDateTime::from(now);
-        Some(std::time::Duration::try_from(left).unwrap_or(std::time::Duration::ZERO))
+        time_left(&self.opened_at, self.spec.timeout_s, now)
     }
 
     /// The title to show: the batch's own, or its first item's header or prompt.

@@ -105,3 +105,11 @@ pub struct Confirmation {
     /// The sequence number of the last event that changed it.
     pub revision: u64,
 }
+
+impl Confirmation {
+    /// How long from `now` until the confirmation's timeout passes (zero when it has), counted
+    /// from when it was asked; none without a timeout.
+    pub fn time_left(&self, now: std::time::SystemTime) -> Option<std::time::Duration> {
+        crate::clarification::time_left(&self.opened_at, self.spec.timeout_s, now)
+    }
+}

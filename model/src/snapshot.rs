@@ -201,6 +201,23 @@ impl Snapshot {
         }
     }
 
+    /// How long an open question has left before it expires; none when it is not open or has
+    /// no timeout.
+    pub fn time_left(
+        &self,
+        node: NodeRef,
+        now: std::time::SystemTime,
+    ) -> Option<std::time::Duration> {
+        if !self.is_open_question(node) {
+            return None;
+        }
+        match node {
+            NodeRef::Batch(index) => self.batches.get(index)?.time_left(now),
+            NodeRef::Confirmation(index) => self.confirmations.get(index)?.time_left(now),
+            _ => None,
+        }
+    }
+
     /// The attachment of a question (a batch or confirmation), if it has one.
     pub fn attachment(&self, node: NodeRef) -> Option<&str> {
         match node {

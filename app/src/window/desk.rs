@@ -27,7 +27,7 @@ use chatsurface_compositor::{ChatSurfaceCompositor, FrameInfo};
 use chatsurface_model::{EventBody, History, NodeRef, Snapshot, ThreadId};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Logical pixels one wheel notch or arrow line scrolls.
 pub const LINE: f32 = 48.0;
@@ -200,7 +200,19 @@ impl Desk {
                 text: status.text.clone(),
                 alarm: status.alarm,
             }),
+            now: Some(SystemTime::now()),
         }
+    }
+
+    /// Whether an open question of the shown session has a deadline, so its countdown must
+    /// be redrawn as the seconds pass.
+    pub fn counting_down(&self) -> bool {
+        let snapshot = self.snapshot();
+        let now = SystemTime::now();
+        snapshot
+            .timeline
+            .iter()
+            .any(|entry| snapshot.time_left(entry.node, now).is_some())
     }
 
     /// Drops view state that no longer fits the snapshot: an answer to a question that

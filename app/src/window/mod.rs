@@ -47,6 +47,8 @@ pub use session::default_session;
 const DRAFT_DEBOUNCE: Duration = Duration::from_millis(700);
 /// How often the logs are checked for events others appended (and the store for new ones).
 const FOLLOW_INTERVAL: Duration = Duration::from_millis(150);
+/// How often a countdown on screen is redrawn.
+const COUNTDOWN_TICK: Duration = Duration::from_secs(1);
 
 /// What `chatsurface open` was asked for.
 #[derive(Clone, Debug)]
@@ -120,6 +122,7 @@ struct WindowApp {
     cursor: Option<(f64, f64)>,
     title: String,
     next_look: Instant,
+    next_tick: Instant,
     /// The desk's session switches the retained layers were painted for.
     switches_painted: u64,
     key_pressed_at: Option<Instant>,
@@ -146,6 +149,7 @@ impl WindowApp {
             cursor: None,
             title: String::new(),
             next_look: Instant::now(),
+            next_tick: Instant::now(),
             switches_painted: 0,
             key_pressed_at: None,
             stats: FrameStats::default(),
@@ -522,9 +526,17 @@ impl ApplicationHandler for WindowApp {
         if self.draft_due.is_some_and(|due| now >= due) {
             self.save_draft();
         }
+        if now >= self.next_tick {
+            // A countdown on screen moves once a second.
+            if self.desk.counting_down() {
+                self.redraw_soon();
+            }
+            self.next_tick = now + COUNTDOWN_TICK;
+        }
         let wake = self
             .draft_due
-            .map_or(self.next_look, |due| due.min(self.next_look));
+            .map_or(self.next_look, |due| due.min(self.next_look))
+            .min(self.next_tick);
         event_loop.set_control_flow(ControlFlow::WaitUntil(wake));
     }
 }

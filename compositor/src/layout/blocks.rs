@@ -68,6 +68,8 @@ struct Painter<'a> {
     builder: CardBuilder,
     /// The operator's working answer, when this block is the question being answered.
     answering: Option<&'a AnswerView>,
+    /// The wall clock, for countdowns.
+    now: Option<std::time::SystemTime>,
 }
 
 /// A field's text with the caret, the selection and any input-method composition drawn in.
@@ -269,6 +271,7 @@ pub fn build_block(
     block: &TranscriptBlock,
     style: &Style,
     answering: Option<&AnswerView>,
+    now: Option<std::time::SystemTime>,
     width: Pixels,
     text: &mut TextSystem,
 ) -> CardLayout {
@@ -276,6 +279,7 @@ pub fn build_block(
         style,
         builder: CardBuilder::new(),
         answering: answering.filter(|view| view.node == block.node),
+        now,
     };
     let root = match block.node {
         NodeRef::Message(index) => {
@@ -552,6 +556,10 @@ fn batch_card(
     );
     let count = painter.label(plain(state), painter.single(painter.small(palette.muted)));
     let mut top = vec![badge, title, count];
+    if open {
+        let left = painter.now.and_then(|now| batch.time_left(now));
+        top.extend(deadline_label(painter, batch.spec.timeout_s, left));
+    }
     top.extend(painter.thread_label(snapshot, block));
     let top = painter.builder.row(Pixels(10.0), &top);
     let mut children = vec![top];
@@ -984,12 +992,8 @@ fn confirmation_card(
         painter.single(painter.body()),
     );
     let mut top = vec![badge, title];
-    if let Some(timeout) = spec.timeout_s {
-        top.push(painter.label(
-            plain(format!("expires after {}", duration_words(timeout))),
-            painter.single(painter.small(palette.muted)),
-        ));
-    }
+    let left = painter.now.and_then(|now| confirmation.time_left(now));
+    top.extend(deadline_label(painter, spec.timeout_s, left));
     top.extend(painter.thread_label(snapshot, block));
     let top = painter.builder.row(Pixels(10.0), &top);
     let message = painter.text(
@@ -1111,6 +1115,39 @@ fn action_button(
     );
     painter.builder.tag(button, hit);
     button
+}
+
+/// When an open question expires: a live countdown ("expires in 42 s") when the clock is
+/// known, in the danger colour for its last 30 seconds, or how long its timeout is.
+fn deadline_label(
+    painter: &mut Painter,
+    timeout_s: Option<f64>,
+    left: Option<std::time::Duration>,
+) -> Option<NodeId> {
+    let palette = painter.style.palette;
+    let timeout = timeout_s?;
+    let (words, color) = match left {
+        Some(left) if left.is_zero() => ("⌛ expired".to_owned(), palette.danger),
+        Some(left) => (
+            format!(
+                "⌛ expires in {}",
+                duration_words(left.as_secs_f64().ceil())
+            ),
+            if left.as_secs() < 30 {
+                palette.danger
+            } else {
+                palette.muted
+            },
+        ),
+        None => (
+            format!("expires after {}", duration_words(timeout)),
+            palette.muted,
+        ),
+    };
+    Some(painter.label(
+        colored(words, color, left.is_some_and(|left| left.as_secs() < 30)),
+        painter.single(painter.small(color)),
+    ))
 }
 
 fn duration_words(seconds: f64) -> String {

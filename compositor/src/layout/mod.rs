@@ -199,6 +199,7 @@ impl LayoutEngine {
             region: regions.transcript,
             style: &style,
             answering: intent.answering.as_ref(),
+            now: intent.now,
         };
         let placed = self.transcript.place(&list, intent.scroll, &mut self.text);
         let mut cards = Vec::new();
@@ -333,6 +334,7 @@ impl LayoutEngine {
             region: regions.transcript,
             style: &intent.style,
             answering: intent.answering.as_ref(),
+            now: intent.now,
         };
         self.transcript
             .scroll(&list, intent.scroll, delta, &mut self.text)
@@ -733,5 +735,35 @@ mod tests {
             .cards
             .iter()
             .any(|card| card.node == NodeRef::Batch(0) && card.presentation == Presentation::Full));
+    }
+
+    #[test]
+    fn a_question_with_a_timeout_is_laid_out_again_as_its_countdown_moves() {
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            r#"{"type":"confirmation_requested","confirmation":{"id":"c","thread_id":"main","message":"Go?","timeout_s":60}}"#.to_owned(),
+        ]);
+        let asked =
+            std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_796_083_200); // 2026-12-01T00:00:00Z
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let at = |engine: &mut LayoutEngine, seconds: f64| {
+            let mut request = request();
+            request.now = Some(asked + std::time::Duration::from_secs_f64(seconds));
+            let frame = lay_out(engine, &snapshot, &request);
+            frame.cards[frame.cards.len() - 1].layout.clone()
+        };
+        let first = at(&mut engine, 20.2);
+        let same_second = at(&mut engine, 20.7);
+        let next_second = at(&mut engine, 21.3);
+        assert!(std::sync::Arc::ptr_eq(&first, &same_second));
+        assert!(!std::sync::Arc::ptr_eq(&first, &next_second));
+        assert_eq!(
+            snapshot.time_left(
+                NodeRef::Confirmation(0),
+                asked + std::time::Duration::from_secs(100)
+            ),
+            Some(std::time::Duration::ZERO),
+            "past its deadline, nothing is left"
+        );
     }
 }

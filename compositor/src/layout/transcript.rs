@@ -36,6 +36,9 @@ pub struct CardKey {
     density: Density,
     /// The operator's working answer's revision, for the card being answered (else 0).
     answer_revision: u64,
+    /// Whole seconds left on an open question's countdown, so it is laid out again each
+    /// second it changes (none without a timeout or a clock).
+    seconds_left: Option<u64>,
 }
 
 /// A card placed in the transcript.
@@ -79,6 +82,8 @@ pub struct ListInput<'a> {
     pub style: &'a Style,
     /// The open question being answered, if any.
     pub answering: Option<&'a AnswerView>,
+    /// The wall clock, for countdowns.
+    pub now: Option<std::time::SystemTime>,
 }
 
 /// Lays out transcript cards, caching them across frames.
@@ -130,9 +135,16 @@ impl TranscriptLayout {
             theme: style.theme,
             density: style.density,
             answer_revision: answering.map_or(0, |view| view.revision),
+            seconds_left: list
+                .now
+                .and_then(|now| snapshot.time_left(block.node, now))
+                .map(|left| left.as_secs()),
         };
+        let now = list.now;
         self.cards.get_or_insert_with(key, || {
-            Arc::new(build_block(snapshot, block, style, answering, width, text))
+            Arc::new(build_block(
+                snapshot, block, style, answering, now, width, text,
+            ))
         })
     }
 
