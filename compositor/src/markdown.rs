@@ -62,6 +62,26 @@ pub enum MarkdownBlock {
     },
 }
 
+/// The text without its markdown marks, blocks joined by " · ", for places that have one line
+/// and one style (overview rows, summaries, button-sized labels).
+pub fn plain_text(text: &str) -> String {
+    parse_markdown(text)
+        .into_iter()
+        .map(|block| match block {
+            MarkdownBlock::Prose { spans, marker, .. } => {
+                let words: String = spans.into_iter().map(|span| span.text).collect();
+                if marker.is_empty() || marker == "│" {
+                    words
+                } else {
+                    format!("{marker} {words}")
+                }
+            }
+            MarkdownBlock::Code { text, .. } => text,
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 /// Parses message text into blocks. Never fails: anything outside the subset is kept as plain
 /// text.
 pub fn parse_markdown(text: &str) -> Vec<MarkdownBlock> {
@@ -657,5 +677,15 @@ mod tests {
             blocks,
             vec![prose(vec![plain(plain_line.trim_end())], 0, "")]
         );
+    }
+
+    #[test]
+    fn plain_text_drops_the_marks_and_keeps_the_words() {
+        assert_eq!(
+            plain_text("Roll out **4.13** to `prod`?"),
+            "Roll out 4.13 to prod?"
+        );
+        assert_eq!(plain_text("- one\n- two"), "• one · • two");
+        assert_eq!(plain_text(""), "");
     }
 }

@@ -9,7 +9,7 @@
 use super::card::{column_style, CardBuilder, CardLayout, Decoration, TextLook};
 use crate::answering::{AnswerField, AnswerView, CardHit, FieldCaret};
 use crate::declutter::{kind_label, Presentation, TranscriptBlock};
-use crate::markdown::{parse_markdown, InlineSpan, MarkdownBlock};
+use crate::markdown::{parse_markdown, plain_text, InlineSpan, MarkdownBlock};
 use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::{Color, Palette, Style};
@@ -60,6 +60,11 @@ fn colored(text: impl Into<String>, color: Color, bold: bool) -> Spans {
 
 fn one_line(text: &str) -> String {
     sanitize_single_line(text, LABEL_CHARS).text
+}
+
+/// Agent text for one line: its markdown marks dropped, then made a safe single line.
+fn md_line(text: &str) -> String {
+    one_line(&plain_text(text))
 }
 
 /// The context every block builder needs.
@@ -258,7 +263,7 @@ impl<'a> Painter<'a> {
 
     fn thread_label(&mut self, snapshot: &Snapshot, block: &TranscriptBlock) -> Option<NodeId> {
         block.show_thread.then(|| {
-            let title = one_line(&snapshot.threads[block.thread].spec.title);
+            let title = md_line(&snapshot.threads[block.thread].spec.title);
             let look = self.single(self.small(self.style.palette.muted));
             self.label(plain(format!("in {title}")), look)
         })
@@ -308,12 +313,10 @@ pub fn build_block(
                 colored("✓ DECISION", palette.decision, true),
                 painter.single(painter.small(palette.decision)),
             );
-            let words = painter.text(
-                plain(
-                    sanitize_untrusted(&snapshot.decisions[index].spec.text, FOLDED_CHARS * 2).text,
-                ),
-                painter.body(),
-            );
+            let text =
+                sanitize_untrusted(&snapshot.decisions[index].spec.text, FOLDED_CHARS * 2).text;
+            let words = markdown_nodes(&mut painter, &text, usize::MAX, true);
+            let words = painter.builder.shrinking_column(Pixels(4.0), &words);
             let row = painter.builder.row(Pixels(10.0), &[badge, words]);
             painter.card(palette.card, Some((palette.decision, Pixels(1.0))), &[row])
         }
@@ -355,33 +358,19 @@ fn inline_spans(spans: &[InlineSpan], style: &Style) -> Spans {
         .collect()
 }
 
-fn message_card(
+/// Cards for sanitised markdown text, at most `lines` lines of it: prose wraps, code keeps its
+/// lines in monospace (`count_hidden` says how many code lines were left out).
+fn markdown_nodes(
     painter: &mut Painter,
-    snapshot: &Snapshot,
-    block: &TranscriptBlock,
-    message: &MessageNode,
-) -> NodeId {
+    text: &str,
+    lines: usize,
+    count_hidden: bool,
+) -> Vec<NodeId> {
     let style = *painter.style;
     let palette = style.palette;
-    let folded = block.presentation == Presentation::Folded;
-    let limit = if folded { FOLDED_CHARS } else { EXPANDED_CHARS };
-    let clean = sanitize_untrusted(&message.spec.text, limit);
-    let role = message.spec.role;
-    let role_color = match role {
-        Role::User => palette.accent,
-        Role::Agent => palette.text,
-        Role::System | Role::Tool => palette.muted,
-    };
-    let mut meta = vec![painter.label(
-        colored(role_label(role), role_color, true),
-        painter.single(painter.small(role_color)),
-    )];
-    meta.extend(painter.thread_label(snapshot, block));
-    let meta = painter.builder.row(Pixels(8.0), &meta);
-    let mut children = vec![meta];
-
-    let mut lines_left = if folded { FOLDED_LINES } else { usize::MAX };
-    for markdown in parse_markdown(&clean.text) {
+    let mut children = Vec::new();
+    let mut lines_left = lines;
+    for markdown in parse_markdown(text) {
         if lines_left == 0 {
             break;
         }
@@ -435,7 +424,7 @@ fn message_card(
                         ..painter.body()
                     },
                 ));
-                if shown < lines.len() && !folded {
+                if shown < lines.len() && count_hidden {
                     code_children.push(painter.label(
                         plain(format!("… {} more lines", lines.len() - shown)),
                         painter.single(painter.small(palette.muted)),
@@ -453,6 +442,36 @@ fn message_card(
             }
         }
     }
+    children
+}
+
+fn message_card(
+    painter: &mut Painter,
+    snapshot: &Snapshot,
+    block: &TranscriptBlock,
+    message: &MessageNode,
+) -> NodeId {
+    let style = *painter.style;
+    let palette = style.palette;
+    let folded = block.presentation == Presentation::Folded;
+    let limit = if folded { FOLDED_CHARS } else { EXPANDED_CHARS };
+    let clean = sanitize_untrusted(&message.spec.text, limit);
+    let role = message.spec.role;
+    let role_color = match role {
+        Role::User => palette.accent,
+        Role::Agent => palette.text,
+        Role::System | Role::Tool => palette.muted,
+    };
+    let mut meta = vec![painter.label(
+        colored(role_label(role), role_color, true),
+        painter.single(painter.small(role_color)),
+    )];
+    meta.extend(painter.thread_label(snapshot, block));
+    let meta = painter.builder.row(Pixels(8.0), &meta);
+    let mut children = vec![meta];
+
+    let lines = if folded { FOLDED_LINES } else { usize::MAX };
+    children.extend(markdown_nodes(painter, &clean.text, lines, !folded));
     let total_chars = message.spec.text.chars().count();
     if folded || clean.truncated_chars > 0 {
         let hidden = total_chars.saturating_sub(clean.text.chars().count().min(total_chars));
@@ -551,7 +570,7 @@ fn batch_card(
         painter.single(painter.small(badge_color)),
     );
     let title = painter.text(
-        strong(one_line(batch.display_title())),
+        strong(md_line(batch.display_title())),
         painter.single(painter.body()),
     );
     let count = painter.label(plain(state), painter.single(painter.small(palette.muted)));
@@ -690,11 +709,9 @@ fn item_block(
         None => {}
     }
     let head = painter.builder.row(Pixels(8.0), &head);
-    let prompt = painter.text(
-        plain(sanitize_untrusted(&item.prompt, FOLDED_CHARS).text),
-        painter.body(),
-    );
-    let mut children = vec![head, prompt];
+    let prompt = sanitize_untrusted(&item.prompt, FOLDED_CHARS).text;
+    let mut children = vec![head];
+    children.extend(markdown_nodes(painter, &prompt, usize::MAX, true));
     let selected = |id: &str| {
         answer.is_some_and(|answer| answer.selected.iter().any(|chosen| chosen.as_str() == id))
     };
@@ -742,17 +759,9 @@ fn item_block(
                         painter.small(palette.muted),
                     ));
                 }
-                let text_column = painter.builder.column(Pixels(2.0), &text_children);
-                let text_column_style = taffy::Style {
-                    flex_grow: 1.0,
-                    flex_shrink: 1.0,
-                    min_size: taffy::Size {
-                        width: length(0.0),
-                        height: taffy::prelude::auto(),
-                    },
-                    ..column_style(Pixels(2.0), Pixels::ZERO)
-                };
-                painter.builder.set_style(text_column, text_column_style);
+                let text_column = painter
+                    .builder
+                    .shrinking_column(Pixels(2.0), &text_children);
                 let mut row_style = taffy::Style {
                     flex_direction: taffy::FlexDirection::Row,
                     align_items: taffy::AlignItems::START,
@@ -925,7 +934,7 @@ fn batch_summary(
     batch: &ClarificationBatch,
 ) -> NodeId {
     let palette = painter.style.palette;
-    let title = one_line(batch.display_title());
+    let title = md_line(batch.display_title());
     let (badge, color, words) = match (&batch.status, &batch.response) {
         (BatchStatus::Answered, Some(response)) => {
             let answers: Vec<String> = batch
@@ -937,14 +946,14 @@ fn batch_summary(
                     let name = item
                         .header
                         .as_deref()
-                        .map_or_else(|| one_line(&item.prompt), one_line);
+                        .map_or_else(|| md_line(&item.prompt), md_line);
                     Some(format!("{name}: {}", answer_words(item, answer)))
                 })
                 .collect();
             let note = response
                 .general
                 .as_deref()
-                .map(|note| format!(" · note: “{}”", one_line(note)))
+                .map(|note| format!(" · note: “{}”", md_line(note)))
                 .unwrap_or_default();
             (
                 "✓ ANSWERED",
@@ -984,7 +993,7 @@ fn confirmation_card(
         painter.single(painter.body()),
     );
     let title = painter.text(
-        strong(one_line(
+        strong(md_line(
             spec.title
                 .as_deref()
                 .unwrap_or("Confirm a dangerous action"),
@@ -996,11 +1005,9 @@ fn confirmation_card(
     top.extend(deadline_label(painter, spec.timeout_s, left));
     top.extend(painter.thread_label(snapshot, block));
     let top = painter.builder.row(Pixels(10.0), &top);
-    let message = painter.text(
-        plain(sanitize_untrusted(&spec.message, FOLDED_CHARS).text),
-        painter.body(),
-    );
-    let mut children = vec![top, message];
+    let message = sanitize_untrusted(&spec.message, FOLDED_CHARS).text;
+    let mut children = vec![top];
+    children.extend(markdown_nodes(painter, &message, usize::MAX, true));
     children.extend(attachment_line(painter, spec.attachment.as_deref()));
     if confirmation.status != ConfirmationStatus::Pending {
         // Settled, shown in full on request: the question and how it ended, nothing to press.
@@ -1176,9 +1183,9 @@ fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> N
     // The question itself, after a title that may only name who asked.
     let question = match spec.title.as_deref() {
         Some(title) if title != spec.message => {
-            format!("{} — {}", one_line(title), one_line(&spec.message))
+            format!("{} — {}", md_line(title), md_line(&spec.message))
         }
-        _ => one_line(&spec.message),
+        _ => md_line(&spec.message),
     };
     let comment = confirmation
         .outcome_comment
@@ -1203,7 +1210,7 @@ fn thread_marker(
 ) -> NodeId {
     let palette = painter.style.palette;
     let thread = &snapshot.threads[index];
-    let title = one_line(&thread.spec.title);
+    let title = md_line(&thread.spec.title);
     let kind = kind_label(thread.spec.kind).to_uppercase();
     if presentation == Presentation::Summary {
         let last_decision = snapshot
@@ -1211,7 +1218,7 @@ fn thread_marker(
             .iter()
             .rev()
             .find(|decision| decision.spec.thread_id == thread.spec.id)
-            .map(|decision| format!(" — decided: {}", one_line(&decision.spec.text)))
+            .map(|decision| format!(" — decided: {}", md_line(&decision.spec.text)))
             .unwrap_or_default();
         let words = format!(
             "{title} · {} · {}{last_decision}",
@@ -1228,7 +1235,7 @@ fn thread_marker(
     }
     let parent = snapshot
         .parent_of(index)
-        .map(|parent| format!("  off {}", one_line(&snapshot.threads[parent].spec.title)))
+        .map(|parent| format!("  off {}", md_line(&snapshot.threads[parent].spec.title)))
         .unwrap_or_default();
     let status = match thread.status {
         ThreadStatus::Active => "",

@@ -186,7 +186,7 @@ impl CardBuilder {
         self.tags.push((node, hit));
     }
 
-    /// Replaces a node's box style (for a column that must also grow inside a row).
+    /// Replaces a node's box style.
     pub fn set_style(&mut self, node: NodeId, style: Style) {
         self.tree
             .set_style(node, style)
@@ -200,6 +200,21 @@ impl CardBuilder {
             Decoration::default(),
             children,
         )
+    }
+
+    /// A column that takes the room left in a row and wraps its text to it, rather than
+    /// pushing past the row's edge.
+    pub fn shrinking_column(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
+        let style = Style {
+            flex_grow: 1.0,
+            flex_shrink: 1.0,
+            min_size: Size {
+                width: length(0.0),
+                height: auto(),
+            },
+            ..column_style(gap, Pixels::ZERO)
+        };
+        self.boxed(style, Decoration::default(), children)
     }
 
     /// A row of children with a gap, centred vertically.

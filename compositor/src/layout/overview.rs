@@ -7,6 +7,7 @@
 use super::lines::LineCache;
 use super::HitTarget;
 use crate::declutter::{OverviewEntry, OverviewRow};
+use crate::markdown::plain_text;
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::{Color, Style};
@@ -203,7 +204,7 @@ pub fn paint_overview(
                     palette.text
                 };
                 painter.words(
-                    &node.spec.title,
+                    &plain_text(&node.spec.title),
                     node.spec.parent.is_none(),
                     color,
                     title_x,
@@ -217,14 +218,21 @@ pub fn paint_overview(
                     NodeRef::Batch(index) => {
                         let batch = &snapshot.batches[index];
                         (
-                            format!("? {} ({})", batch.display_title(), batch.spec.items.len()),
+                            format!(
+                                "? {} ({})",
+                                plain_text(batch.display_title()),
+                                batch.spec.items.len()
+                            ),
                             palette.question,
                         )
                     }
                     NodeRef::Confirmation(index) => {
                         let spec = &snapshot.confirmations[index].spec;
                         (
-                            format!("⚠ {}", spec.title.as_deref().unwrap_or(&spec.message)),
+                            format!(
+                                "⚠ {}",
+                                plain_text(spec.title.as_deref().unwrap_or(&spec.message))
+                            ),
                             palette.danger,
                         )
                     }
@@ -234,7 +242,7 @@ pub fn paint_overview(
                 hits.push((row_rect, HitTarget::Block(*node)));
             }
             OverviewEntry::Decision { decision } => {
-                let words = format!("◆ {}", snapshot.decisions[*decision].spec.text);
+                let words = format!("◆ {}", plain_text(&snapshot.decisions[*decision].spec.text));
                 painter.words(&words, false, palette.decision, x, top, row_rect);
             }
             OverviewEntry::Collapsed { threads, resolved } => {
