@@ -15,9 +15,9 @@
 //! data dir, which serves the API in-process) on the session it writes to, so every number is
 //! taken while that window follows and renders the growing session.
 
-use chatsurface::auth::TokenStore;
-use chatsurface::server::{serve, ApiState, Listen};
-use chatsurface::store::SessionStore;
+use chatsurface::api::auth::TokenStore;
+use chatsurface::api::store::SessionStore;
+use chatsurface::api::{serve, ApiState, Listen};
 use chatsurface_model::{EventBody, ThreadKind, ThreadSpec};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};

@@ -4,10 +4,10 @@
 //! and the socket are found, one `POST /v1/integrations/{slug}/dialogs` over the unix socket,
 //! and how the answer becomes stdout lines and an exit code (0 answered, 1 declined, 2 expired,
 //! withdrawn or surface closed; sysexits for transport failures). The rules a dialog must
-//! follow belong to [`crate::dialog`] and the server; this module must not duplicate them,
+//! follow belong to [`crate::api::dialog`] and the server; this module must not duplicate them,
 //! and it must not touch the store or the server.
 
-use crate::dialog::DialogAnswer;
+use crate::api::dialog::DialogAnswer;
 use crate::socket_http::{exchange, ExchangeError};
 use hyper::{Method, StatusCode};
 use serde_json::{json, Map, Value};

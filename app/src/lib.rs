@@ -3,17 +3,13 @@
 //! The app reads and writes event logs through `chatsurface-model` and draws frames through
 //! `chatsurface-compositor`'s public pipeline; it never reaches into the compositor's stages.
 
+pub mod api;
 pub mod ask;
-pub mod auth;
 pub mod cli;
 pub mod commands;
-pub mod dialog;
 pub mod error;
 pub mod generate;
 pub mod mcp;
-pub mod mirror;
 pub mod paths;
-pub mod server;
 pub mod socket_http;
-pub mod store;
 pub mod window;

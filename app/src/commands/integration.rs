@@ -1,6 +1,6 @@
 //! `chatsurface integration add|list|remove`.
 
-use crate::auth::TokenStore;
+use crate::api::auth::TokenStore;
 use crate::cli::IntegrationAction;
 use crate::error::AppError;
 use crate::paths::data_dir;
@@ -8,7 +8,7 @@ use crate::paths::data_dir;
 /// Runs one integration action against the data directory's token store.
 pub fn run(action: IntegrationAction) -> Result<(), AppError> {
     let tokens = TokenStore::new(&data_dir());
-    let fail = |error: crate::auth::AuthError| AppError::Usage(error.to_string());
+    let fail = |error: crate::api::auth::AuthError| AppError::Usage(error.to_string());
     match action {
         IntegrationAction::Add { slug, dialogs } => {
             let token = tokens.add_integration(&slug, dialogs).map_err(fail)?;

@@ -1,10 +1,10 @@
 //! `chatsurface serve`: the local API without a window.
 
-use crate::auth::TokenStore;
+use crate::api::auth::TokenStore;
+use crate::api::store::SessionStore;
+use crate::api::{serve, withdraw_orphaned_dialogs, ApiState, Listen};
 use crate::error::AppError;
 use crate::paths::{data_dir, socket_path};
-use crate::server::{serve, withdraw_orphaned_dialogs, ApiState, Listen};
-use crate::store::SessionStore;
 use std::net::SocketAddr;
 use std::sync::Arc;
 

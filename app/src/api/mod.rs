@@ -10,12 +10,12 @@
 //! owns routing, authentication and waiting; the rules of the dialog contract are in
 //! `dialog.rs`, tokens in `auth.rs`, files in `store.rs`.
 
-use crate::auth::{Caller, TokenStore};
-use crate::dialog::{
-    answer_of_batch, answer_of_confirmation, parse_dialog, ApiError, DialogAnswer, DialogQuestion,
-};
-use crate::mirror::{self, MirrorBuild, Mirrored};
-use crate::store::{LiveSession, SessionStore, StoreError};
+pub mod auth;
+pub mod dialog;
+pub mod mirror;
+pub mod store;
+
+use auth::{Caller, TokenStore};
 use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -26,11 +26,16 @@ use chatsurface_model::{
     BatchCloseReason, BatchStatus, ClarificationResponse, ConfirmationOutcome, ConfirmationStatus,
     EventBody, NodeRef, Snapshot, ThreadKind, ThreadSpec,
 };
+use dialog::{
+    answer_of_batch, answer_of_confirmation, parse_dialog, ApiError, DialogAnswer, DialogQuestion,
+};
+use mirror::{MirrorBuild, Mirrored};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::future::IntoFuture;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use store::{LiveSession, SessionStore, StoreError};
 use tokio::sync::watch;
 
 /// Largest request body accepted; a larger one gets 413.

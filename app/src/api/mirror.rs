@@ -12,7 +12,7 @@
 //! them (a rule the fold refuses refuses the whole request); this module knows nothing of
 //! HTTP beyond the [`ApiError`] a bad body gets, nor of files.
 
-use crate::dialog::ApiError;
+use crate::api::dialog::ApiError;
 use chatsurface_model::{EventBody, Snapshot, ThreadKind, ThreadSpec};
 use serde_json::{Map, Value};
 
