@@ -4,7 +4,7 @@
 //! Peak memory is not something criterion measures; `chatsurface bench LOG` reports it for
 //! the same workload in one process.
 
-use chatsurface::generate::{generate, GeneratorConfig};
+use chatsurface::dev::generate::{generate, GeneratorConfig};
 use chatsurface_compositor::intent::{IntentRequest, Viewport};
 use chatsurface_compositor::text::FontSet;
 use chatsurface_compositor::units::{Pixels, ScaleFactor};

@@ -48,7 +48,7 @@ pub enum Command {
     /// withdrawn or the surface closed; 64 bad usage, 65 rejected input, 69 no surface or a
     /// question already waiting, 74 stdout closed, 76 an answer that cannot be read, 77 bad
     /// token.
-    Ask(crate::ask::AskArgs),
+    Ask(crate::client::ask::AskArgs),
     /// Serve the MCP tools on stdio (for Claude Code, Codex or any MCP client), talking to the
     /// running surface.
     ///

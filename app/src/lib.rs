@@ -4,12 +4,10 @@
 //! `chatsurface-compositor`'s public pipeline; it never reaches into the compositor's stages.
 
 pub mod api;
-pub mod ask;
 pub mod cli;
+pub mod client;
 pub mod commands;
+pub mod dev;
 pub mod error;
-pub mod generate;
-pub mod mcp;
 pub mod paths;
-pub mod socket_http;
 pub mod window;

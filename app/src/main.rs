@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Err(error) => return chatsurface::cli::report_usage_error(error),
     };
     if let Some(chatsurface::cli::Command::Ask(args)) = &cli.command {
-        return ExitCode::from(chatsurface::ask::run(args));
+        return ExitCode::from(chatsurface::client::ask::run(args));
     }
     match chatsurface::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -19,5 +19,5 @@ pub fn data_dir() -> PathBuf {
 
 /// The API socket.
 pub fn socket_path() -> PathBuf {
-    crate::ask::socket_path(|name| std::env::var(name).ok())
+    crate::client::ask::socket_path(|name| std::env::var(name).ok())
 }

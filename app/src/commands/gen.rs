@@ -1,8 +1,8 @@
 //! `chatsurface gen`: a large synthetic session for benchmarks.
 
 use crate::cli::GenArgs;
+use crate::dev::generate::{generate, GeneratorConfig};
 use crate::error::AppError;
-use crate::generate::{generate, GeneratorConfig};
 use chatsurface_model::LogWriter;
 
 /// Writes a generated session to a new file.

@@ -1,9 +1,9 @@
 //! `chatsurface mcp`: reads the configuration from the flags and the environment and runs the
 //! MCP server on stdio until the client goes away. The tools themselves live in
-//! [`crate::mcp`]; this module must not print to stdout, which belongs to the protocol.
+//! [`crate::client::mcp`]; this module must not print to stdout, which belongs to the protocol.
 
+use crate::client::mcp::{serve_stdio, McpConfig};
 use crate::error::AppError;
-use crate::mcp::{serve_stdio, McpConfig};
 
 /// Runs the MCP server on stdin/stdout for `session` (or the environment's session).
 pub fn run(session: Option<String>) -> Result<(), AppError> {

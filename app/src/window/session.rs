@@ -100,7 +100,7 @@ pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
     std::fs::create_dir_all(&sessions)
         .map_err(|error| AppError::CannotCreate(format!("{}: {error}", sessions.display())))?;
     let demo = sessions.join("demo.jsonl");
-    super::super::commands::write_atomically(&demo, DEMO_SESSION.as_bytes())?;
+    crate::commands::write_atomically(&demo, DEMO_SESSION.as_bytes())?;
     Ok(demo)
 }
 

@@ -8,7 +8,7 @@
 //! and it must not touch the store or the server.
 
 use crate::api::dialog::DialogAnswer;
-use crate::socket_http::{exchange, ExchangeError};
+use crate::client::http::{exchange, ExchangeError};
 use hyper::{Method, StatusCode};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};

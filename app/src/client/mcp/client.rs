@@ -5,7 +5,7 @@
 //! on. It knows nothing of tools or of what the JSON means, and it must not touch the store
 //! or the server.
 
-use crate::socket_http::{exchange, ExchangeError};
+use crate::client::http::{exchange, ExchangeError};
 use hyper::Method;
 use serde_json::Value;
 use std::fmt;

@@ -61,7 +61,7 @@ impl McpConfig {
                 .filter(|session| !session.is_empty())
                 .or_else(|| set("CHATSURFACE_SESSION"))
                 .unwrap_or_else(|| DEFAULT_SESSION.to_owned()),
-            socket: crate::ask::socket_path(&env),
+            socket: crate::client::ask::socket_path(&env),
             token: set("CHATSURFACE_TOKEN"),
             operator_token: set("CHATSURFACE_OPERATOR_TOKEN"),
         }

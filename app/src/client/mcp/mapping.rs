@@ -212,7 +212,7 @@ pub fn batch_items_in_snapshot(snapshot: &Value, batch_id: &str) -> Option<Vec<C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::schema::QuestionOption;
+    use crate::client::mcp::schema::QuestionOption;
 
     fn question(id: &str, options: Option<&[(&str, Option<&str>)]>, multi: bool) -> Question {
         Question {
