@@ -9,5 +9,6 @@ pub mod client;
 pub mod commands;
 pub mod dev;
 pub mod error;
+pub mod fsutil;
 pub mod paths;
 pub mod window;

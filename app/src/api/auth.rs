@@ -22,10 +22,9 @@
 
 use std::collections::BTreeSet;
 use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
@@ -507,37 +506,15 @@ fn io_error(path: &Path, action: &str, error: &io::Error) -> AuthError {
     }
 }
 
-/// Writes `bytes` to `dir/name` through a temporary file in `dir` (mode 0600), fsynced and
-/// renamed over the target, then fsyncs `dir`; a failure leaves the target as it was.
+/// Writes `bytes` to `dir/name` whole or not at all, mode 0600.
 fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), AuthError> {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let path = dir.join(name);
-    let temporary = dir.join(format!(
-        ".{name}.{}-{}.tmp",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&temporary)
-        .and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.sync_all()
-        })
-        .map_err(|error| io_error(&temporary, "cannot write", &error))
-        .and_then(|()| {
-            fs::rename(&temporary, &path).map_err(|error| io_error(&path, "cannot replace", &error))
-        });
-    if written.is_err() {
-        // The temporary file may not exist; either way `path` is untouched.
-        let _ = fs::remove_file(&temporary);
-    }
-    written?;
-    File::open(dir)
-        .and_then(|dir| dir.sync_all())
-        .map_err(|error| io_error(dir, "cannot sync the dir", &error))
+    crate::fsutil::write_atomically(&dir.join(name), bytes, 0o600).map_err(|error| {
+        io_error(
+            &error.path,
+            &format!("cannot {}", error.step),
+            &error.source,
+        )
+    })
 }
 
 #[cfg(test)]

@@ -44,27 +44,8 @@ fn load(path: &Path) -> Result<LoadedLog, AppError> {
     Ok(loaded)
 }
 
-/// Writes a file so that it is either whole or absent: a temporary file beside it, fsynced,
-/// then renamed over the target.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
-    use std::io::Write;
-    let fail = |what: &str, error: std::io::Error| {
-        AppError::CannotCreate(format!("{}: cannot {what}: {error}", path.display()))
-    };
-    let name = path
-        .file_name()
-        .ok_or_else(|| AppError::Usage(format!("{}: not a file name", path.display())))?;
-    let temporary = path.with_file_name(format!(
-        ".{}.partial-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = std::fs::File::create(&temporary)
-        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if let Err(error) = result {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(fail("write", error));
-    }
-    Ok(())
+/// Writes an output file whole or not at all (see [`crate::fsutil`]).
+pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
+    crate::fsutil::write_atomically(path, bytes, 0o644)
+        .map_err(|error| AppError::CannotCreate(error.to_string()))
 }

@@ -1,6 +1,6 @@
 //! `chatsurface render LOG --out frame.png`: the frame the window shows, as a PNG.
 
-use super::{load, write_atomically};
+use super::{load, write_output};
 use crate::cli::RenderArgs;
 use crate::error::AppError;
 use chatsurface_compositor::intent::{IntentRequest, Viewport};
@@ -44,5 +44,5 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
             args.out.display()
         ))
     })?;
-    write_atomically(&args.out, &png)
+    write_output(&args.out, &png)
 }

@@ -100,7 +100,8 @@ pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
     std::fs::create_dir_all(&sessions)
         .map_err(|error| AppError::CannotCreate(format!("{}: {error}", sessions.display())))?;
     let demo = sessions.join("demo.jsonl");
-    crate::commands::write_atomically(&demo, DEMO_SESSION.as_bytes())?;
+    crate::fsutil::write_atomically(&demo, DEMO_SESSION.as_bytes(), 0o644)
+        .map_err(|error| AppError::CannotCreate(error.to_string()))?;
     Ok(demo)
 }
 

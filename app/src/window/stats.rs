@@ -128,7 +128,8 @@ impl FrameStats {
         });
         let text = serde_json::to_string_pretty(&report)
             .map_err(|error| AppError::CannotCreate(format!("{}: {error}", path.display())))?;
-        crate::commands::write_atomically(path, text.as_bytes())
+        crate::fsutil::write_atomically(path, text.as_bytes(), 0o644)
+            .map_err(|error| AppError::CannotCreate(error.to_string()))
     }
 }
 
