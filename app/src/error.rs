@@ -51,11 +51,40 @@ impl fmt::Display for AppError {
 impl std::error::Error for AppError {}
 
 impl From<chatsurface_model::LogError> for AppError {
+    /// By the error's kind, never its words: a log that cannot be opened or read is missing
+    /// input (66), a broken line or a refused event bad input (65), a failed fsync output that
+    /// could not be made durable (73).
     fn from(error: chatsurface_model::LogError) -> Self {
-        if error.line.is_none() && error.message.starts_with("cannot read") {
-            AppError::NoInput(error.to_string())
-        } else {
-            AppError::BadInput(error.to_string())
+        use chatsurface_model::LogErrorKind;
+        match error.kind {
+            LogErrorKind::Io(_) => AppError::NoInput(error.to_string()),
+            LogErrorKind::Parse | LogErrorKind::Fold => AppError::BadInput(error.to_string()),
+            LogErrorKind::Durability => AppError::CannotCreate(error.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chatsurface_model::{read_log, LogErrorKind};
+
+    #[test]
+    fn log_errors_map_to_exit_codes_by_kind() {
+        let missing = read_log(std::path::Path::new("/nonexistent/log.jsonl")).unwrap_err();
+        assert_eq!(missing.kind, LogErrorKind::Io(std::io::ErrorKind::NotFound));
+        assert_eq!(AppError::from(missing).exit_code(), 66);
+        let dir = tempfile::tempdir().unwrap();
+        let broken = dir.path().join("broken.jsonl");
+        std::fs::write(&broken, "{not json}\n").unwrap();
+        let parse = read_log(&broken).unwrap_err();
+        assert_eq!(parse.kind, LogErrorKind::Parse);
+        assert_eq!(AppError::from(parse.clone()).exit_code(), 65);
+        // Rewording a message changes nothing: only the kind counts.
+        let reworded = chatsurface_model::LogError {
+            message: "cannot read anything at all".to_owned(),
+            ..parse
+        };
+        assert_eq!(AppError::from(reworded).exit_code(), 65);
     }
 }

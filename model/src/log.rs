@@ -30,6 +30,22 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+/// What kind of failure a [`LogError`] is, for callers that map failures to exit codes or
+/// statuses: they match on this, never on the message's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogErrorKind {
+    /// The file could not be opened, read, locked or written.
+    Io(std::io::ErrorKind),
+    /// A line is not a v1 event (broken JSON, a wrong envelope).
+    Parse,
+    /// An event breaks a rule of the fold (a reference to nothing, a sequence out of order),
+    /// or a new event was refused for one.
+    Fold,
+    /// An fsync failed: what was written since the last one is not on disk, and the writer
+    /// stops until the log is reopened.
+    Durability,
+}
+
 /// A log that could not be read or written: the file, the line when there is one, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LogError {
@@ -37,6 +53,8 @@ pub struct LogError {
     pub path: PathBuf,
     /// The 1-based line, when the problem is in one line.
     pub line: Option<usize>,
+    /// What kind of failure it is.
+    pub kind: LogErrorKind,
     /// What is wrong.
     pub message: String,
 }
@@ -110,9 +128,10 @@ fn parse_line(line: &str) -> Result<ParsedLine, String> {
 
 /// Folds the text of a log. `path` is used only to name the file in errors.
 pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> {
-    let error = |line: usize, message: String| LogError {
+    let error = |line: usize, kind: LogErrorKind, message: String| LogError {
         path: path.to_owned(),
         line: Some(line),
+        kind,
         message,
     };
     let mut snapshot = Snapshot::default();
@@ -143,7 +162,7 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
                 let event = *event;
                 snapshot
                     .apply(event)
-                    .map_err(|fold| error(line_number, fold.to_string()))?;
+                    .map_err(|fold| error(line_number, LogErrorKind::Fold, fold.to_string()))?;
             }
             Err(_) if !terminated => {
                 warnings.push(format!(
@@ -153,7 +172,7 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
                 ));
                 break;
             }
-            Err(message) => return Err(error(line_number, message)),
+            Err(message) => return Err(error(line_number, LogErrorKind::Parse, message)),
         }
         offset = next_offset;
     }
@@ -169,6 +188,7 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
     let bytes = std::fs::read(path).map_err(|io| LogError {
         path: path.to_owned(),
         line: None,
+        kind: LogErrorKind::Io(io.kind()),
         message: format!("cannot read the log: {}", io_reason(&io)),
     })?;
     fold_log_bytes(path, &bytes)
@@ -237,6 +257,7 @@ impl Durability {
         LogError {
             path: self.path.clone(),
             line: None,
+            kind: LogErrorKind::Durability,
             message: message.to_owned(),
         }
     }
@@ -359,9 +380,10 @@ impl LogWriter {
     /// Opens a log for appending, creating it when missing. A torn last line is cut off first,
     /// so the next event starts on a line of its own.
     pub fn open(path: &Path) -> Result<Self, LogError> {
-        let fail = |message: String| LogError {
+        let fail = |io: &std::io::Error, message: String| LogError {
             path: path.to_owned(),
             line: None,
+            kind: LogErrorKind::Io(io.kind()),
             message,
         };
         let file = OpenOptions::new()
@@ -370,26 +392,29 @@ impl LogWriter {
             .append(true)
             .open(path)
             .map_err(|io| {
-                fail(format!(
-                    "cannot open the log for appending: {}",
-                    io_reason(&io)
-                ))
+                fail(
+                    &io,
+                    format!("cannot open the log for appending: {}", io_reason(&io)),
+                )
             })?;
         // Other writers hold the file lock while they write a line, so under it a line
         // without its newline is really torn (a crash mid-write), never one being written.
         file.lock()
-            .map_err(|io| fail(format!("cannot lock the log: {}", io_reason(&io))))?;
+            .map_err(|io| fail(&io, format!("cannot lock the log: {}", io_reason(&io))))?;
         let unlock = Unlock(&file);
         let loaded = read_log(path)?;
-        let on_disk = file.metadata().map_err(|io| fail(io_reason(&io)))?.len();
+        let on_disk = file
+            .metadata()
+            .map_err(|io| fail(&io, io_reason(&io)))?
+            .len();
         if on_disk > loaded.intact_len {
             file.set_len(loaded.intact_len)
                 .and_then(|()| file.sync_all())
                 .map_err(|io| {
-                    fail(format!(
-                        "cannot cut off the torn last line: {}",
-                        io_reason(&io)
-                    ))
+                    fail(
+                        &io,
+                        format!("cannot cut off the torn last line: {}", io_reason(&io)),
+                    )
                 })?;
         }
         drop(unlock);
@@ -443,7 +468,12 @@ impl LogWriter {
             .log
             .file
             .metadata()
-            .map_err(|io| self.error(format!("cannot read the log: {}", io_reason(&io))))?
+            .map_err(|io| {
+                self.error(
+                    LogErrorKind::Io(io.kind()),
+                    format!("cannot read the log: {}", io_reason(&io)),
+                )
+            })?
             .len();
         if end <= self.len {
             return Ok(Vec::new());
@@ -452,7 +482,12 @@ impl LogWriter {
         self.log
             .file
             .read_exact_at(&mut bytes, self.len)
-            .map_err(|io| self.error(format!("cannot read the log: {}", io_reason(&io))))?;
+            .map_err(|io| {
+                self.error(
+                    LogErrorKind::Io(io.kind()),
+                    format!("cannot read the log: {}", io_reason(&io)),
+                )
+            })?;
         let mut folded = Vec::new();
         let mut offset = 0usize;
         while let Some(end) = memchr::memchr(b'\n', &bytes[offset..]) {
@@ -467,14 +502,19 @@ impl LogWriter {
                         parse_line(line).map(Some)
                     }
                 })
-                .map_err(|message| self.error(format!("the line at byte {at}: {message}")))?;
+                .map_err(|message| {
+                    self.error(
+                        LogErrorKind::Parse,
+                        format!("the line at byte {at}: {message}"),
+                    )
+                })?;
             match parsed {
                 None => {}
                 Some(ParsedLine::Unknown { seq }) => self.snapshot.skip_unknown(seq),
                 Some(ParsedLine::Known(event)) => {
-                    self.snapshot
-                        .apply((*event).clone())
-                        .map_err(|fold| self.error(format!("the line at byte {at}: {fold}")))?;
+                    self.snapshot.apply((*event).clone()).map_err(|fold| {
+                        self.error(LogErrorKind::Fold, format!("the line at byte {at}: {fold}"))
+                    })?;
                     folded.push(*event);
                 }
             }
@@ -529,20 +569,28 @@ impl LogWriter {
         let failed = self.log.progress().failed.clone();
         if let Some(message) = failed {
             self.discard_unsynced();
-            return Err(self.error(message));
+            return Err(self.error(LogErrorKind::Durability, message));
         }
         // Any number of writers, in any processes, may append to one log: each holds an
         // exclusive lock on the file while it folds what the others wrote and writes its own
         // lines, so lines never interleave and sequence numbers never repeat.
         let log = self.log.clone();
-        log.file
-            .lock()
-            .map_err(|io| self.error(format!("cannot lock the log: {}", io_reason(&io))))?;
+        log.file.lock().map_err(|io| {
+            self.error(
+                LogErrorKind::Io(io.kind()),
+                format!("cannot lock the log: {}", io_reason(&io)),
+            )
+        })?;
         let _unlock = Unlock(&log.file);
         self.catch_up()?;
         let at = OffsetDateTime::now_utc()
             .format(&Rfc3339)
-            .map_err(|error| self.error(format!("cannot format the time: {error}")))?;
+            .map_err(|error| {
+                self.error(
+                    LogErrorKind::Io(std::io::ErrorKind::Other),
+                    format!("cannot format the time: {error}"),
+                )
+            })?;
         let mut text = String::new();
         let mut written = Vec::new();
         for body in bodies {
@@ -560,7 +608,7 @@ impl LogWriter {
                 if !written.is_empty() {
                     self.reload();
                 }
-                return Err(self.error(fold.to_string()));
+                return Err(self.error(LogErrorKind::Fold, fold.to_string()));
             }
             written.push(event);
         }
@@ -574,7 +622,10 @@ impl LogWriter {
                     .set_len(self.len)
                     .and_then(|()| self.log.file.sync_all());
                 self.reload();
-                return Err(self.error(format!("cannot append to the log: {}", io_reason(&io))));
+                return Err(self.error(
+                    LogErrorKind::Io(io.kind()),
+                    format!("cannot append to the log: {}", io_reason(&io)),
+                ));
             }
             self.len += text.len() as u64;
             self.log.progress().written = self.len;
@@ -607,10 +658,11 @@ impl LogWriter {
         self.reload();
     }
 
-    fn error(&self, message: String) -> LogError {
+    fn error(&self, kind: LogErrorKind, message: String) -> LogError {
         LogError {
             path: self.path.clone(),
             line: None,
+            kind,
             message,
         }
     }

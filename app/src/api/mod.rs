@@ -88,7 +88,8 @@ fn store_error(error: StoreError) -> ApiError {
         StoreError::BadSessionId(_) => {
             ApiError::new(400, "invalid", error.to_string()).with_field("session")
         }
-        StoreError::Log(log) if log.line.is_none() && !log.message.starts_with("cannot") => {
+        // An event the fold refused: the request broke a rule, nothing was written.
+        StoreError::Log(log) if log.kind == chatsurface_model::LogErrorKind::Fold => {
             ApiError::new(400, "invalid", log.message)
         }
         other => ApiError::new(500, "storage", other.to_string()),
