@@ -8,12 +8,12 @@
 //! log. It must not touch the store, the socket or the HTTP layer: its only I/O is checking
 //! that an attachment exists.
 
+use crate::api::error::{ApiError, ErrorCode};
 use chatsurface_model::{
     limits, validate_batch, validate_confirmation, AnswerKind, BatchSpec, BatchStatus,
     ChoiceOption, ClarificationBatch, ClarificationItem, Confirmation, ConfirmationSpec,
     ConfirmationStatus, ValidationError,
 };
-use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -44,47 +44,6 @@ const KNOWN_FIELDS: [&str; 10] = [
     "attachment",
 ];
 
-/// A 4xx answer of the API: `{"error": code, "message": human text, "field"?: …}`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ApiError {
-    /// The HTTP status (not part of the body).
-    #[serde(skip)]
-    pub status: u16,
-    /// A stable code a client can branch on, like `invalid`.
-    pub error: String,
-    /// What went wrong, for a human.
-    pub message: String,
-    /// The request field at fault, when there is one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
-}
-
-impl ApiError {
-    /// An error with a status, a code and a message, naming no field.
-    pub fn new(status: u16, error: &str, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            error: error.to_owned(),
-            message: message.into(),
-            field: None,
-        }
-    }
-
-    /// The same error, naming the request field at fault.
-    pub fn with_field(self, field: &str) -> Self {
-        Self {
-            field: Some(field.to_owned()),
-            ..self
-        }
-    }
-
-    /// A 400 `invalid` from a broken model rule; the field is kept and the message names it.
-    pub fn invalid(error: ValidationError) -> Self {
-        Self::new(400, "invalid", format!("{}: {}", error.field, error.rule))
-            .with_field(&error.field)
-    }
-}
-
 /// A 400 `invalid` for a rule this module checks itself.
 fn invalid(field: &str, rule: impl Into<String>) -> ApiError {
     ApiError::invalid(ValidationError {
@@ -95,7 +54,7 @@ fn invalid(field: &str, rule: impl Into<String>) -> ApiError {
 
 /// A 400 `bad_json`: the body cannot be read as a JSON object.
 fn bad_json(message: impl Into<String>) -> ApiError {
-    ApiError::new(400, "bad_json", message)
+    ApiError::new(ErrorCode::BadJson, message)
 }
 
 /// What a dialog asks, as model nodes.
@@ -500,11 +459,7 @@ mod tests {
 
     fn field_of(body: Value) -> String {
         let error = parse(body).unwrap_err();
-        assert_eq!(
-            (error.status, error.error.as_str()),
-            (400, "invalid"),
-            "{error:?}"
-        );
+        assert_eq!(error.code, ErrorCode::Invalid, "{error:?}");
         error.field.unwrap()
     }
 
@@ -618,7 +573,7 @@ mod tests {
     fn a_body_that_is_not_a_json_object_is_bad_json() {
         for body in [&b"{"[..], b"", b"[1]", b"\"message\"", b"null"] {
             let error = parse_dialog("deploy", body, "d1", "t1").unwrap_err();
-            assert_eq!((error.status, error.error.as_str()), (400, "bad_json"));
+            assert_eq!(error.code, ErrorCode::BadJson);
             assert_eq!(error.field, None);
         }
     }
@@ -798,35 +753,6 @@ mod tests {
             error.message.contains("does not exist"),
             "{}",
             error.message
-        );
-    }
-
-    #[test]
-    fn api_errors_serialize_without_the_status() {
-        let error = ApiError::new(409, "dialog_pending", "one dialog at a time");
-        assert_eq!(
-            serde_json::to_value(&error).unwrap(),
-            json!({"error": "dialog_pending", "message": "one dialog at a time"})
-        );
-        let error = ApiError::invalid(ValidationError {
-            field: "options".into(),
-            rule: "must hold at most 9 options (has 10)".into(),
-        });
-        assert_eq!(error.status, 400);
-        assert_eq!(
-            serde_json::to_value(&error).unwrap(),
-            json!({
-                "error": "invalid",
-                "message": "options: must hold at most 9 options (has 10)",
-                "field": "options"
-            })
-        );
-        assert_eq!(
-            ApiError::new(403, "forbidden", "no")
-                .with_field("slug")
-                .field
-                .as_deref(),
-            Some("slug")
         );
     }
 

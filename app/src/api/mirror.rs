@@ -12,7 +12,7 @@
 //! them (a rule the fold refuses refuses the whole request); this module knows nothing of
 //! HTTP beyond the [`ApiError`] a bad body gets, nor of files.
 
-use crate::api::dialog::ApiError;
+use crate::api::error::{ApiError, ErrorCode};
 use chatsurface_model::{EventBody, Snapshot, ThreadKind, ThreadSpec};
 use serde_json::{Map, Value};
 
@@ -49,7 +49,9 @@ impl Mirrored {
                 message_id: message_id.to_owned(),
                 text,
             }),
-            _ => Err(ApiError::new(400, "invalid", "text: required, a string").with_field("text")),
+            _ => Err(
+                ApiError::new(ErrorCode::Invalid, "text: required, a string").with_field("text"),
+            ),
         }
     }
 
@@ -60,8 +62,7 @@ impl Mirrored {
             Some(Value::String(kind)) => kind,
             _ => {
                 return Err(ApiError::new(
-                    400,
-                    "invalid",
+                    ErrorCode::Invalid,
                     "type: required, one of message, chunk, thread, decision",
                 )
                 .with_field("type"))
@@ -74,13 +75,12 @@ impl Mirrored {
             "chunk" => match entry.remove("message_id") {
                 Some(Value::String(message_id)) => Mirrored::chunk(&message_id, entry),
                 _ => Err(
-                    ApiError::new(400, "invalid", "message_id: required, a string")
+                    ApiError::new(ErrorCode::Invalid, "message_id: required, a string")
                         .with_field("message_id"),
                 ),
             },
             other => Err(ApiError::new(
-                400,
-                "invalid",
+                ErrorCode::Invalid,
                 format!("type: \"{other}\" is not one of message, chunk, thread, decision"),
             )
             .with_field("type")),
@@ -91,14 +91,13 @@ impl Mirrored {
     pub fn list(mut body: Map<String, Value>) -> Result<Vec<Mirrored>, ApiError> {
         let Some(Value::Array(entries)) = body.remove("events") else {
             return Err(
-                ApiError::new(400, "invalid", "events: required, an array of events")
+                ApiError::new(ErrorCode::Invalid, "events: required, an array of events")
                     .with_field("events"),
             );
         };
         if entries.is_empty() || entries.len() > MAX_EVENTS_PER_REQUEST {
             return Err(ApiError::new(
-                400,
-                "invalid",
+                ErrorCode::Invalid,
                 format!(
                     "events: {} given, send 1 to {MAX_EVENTS_PER_REQUEST}",
                     entries.len()
@@ -112,7 +111,7 @@ impl Mirrored {
             .map(|(index, entry)| {
                 match entry {
                     Value::Object(entry) => Mirrored::tagged(entry),
-                    _ => Err(ApiError::new(400, "invalid", "must be a JSON object")),
+                    _ => Err(ApiError::new(ErrorCode::Invalid, "must be a JSON object")),
                 }
                 .map_err(|error| in_entry(index, error))
             })
@@ -257,7 +256,7 @@ pub fn thread_of(map: &mut Map<String, Value>) -> String {
 /// A body as the model type it must be, or a 400 naming what is wrong.
 pub fn typed<T: serde::de::DeserializeOwned>(map: Map<String, Value>) -> Result<T, ApiError> {
     serde_json::from_value(Value::Object(map))
-        .map_err(|error| ApiError::new(400, "invalid", error.to_string()))
+        .map_err(|error| ApiError::new(ErrorCode::Invalid, error.to_string()))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 
 pub mod auth;
 pub mod dialog;
+pub mod error;
 pub mod mirror;
 pub mod store;
 
@@ -26,9 +27,8 @@ use chatsurface_model::{
     BatchCloseReason, BatchStatus, ClarificationResponse, ConfirmationOutcome, ConfirmationStatus,
     EventBody, NodeRef, Snapshot, ThreadKind, ThreadSpec,
 };
-use dialog::{
-    answer_of_batch, answer_of_confirmation, parse_dialog, ApiError, DialogAnswer, DialogQuestion,
-};
+use dialog::{answer_of_batch, answer_of_confirmation, parse_dialog, DialogAnswer, DialogQuestion};
+use error::{ApiError, ErrorCode};
 use mirror::{MirrorBuild, Mirrored};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -75,7 +75,7 @@ impl ApiState {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::BAD_REQUEST);
+        let status = StatusCode::from_u16(self.status()).unwrap_or(StatusCode::BAD_REQUEST);
         (status, Json(self)).into_response()
     }
 }
@@ -83,16 +83,16 @@ impl IntoResponse for ApiError {
 fn store_error(error: StoreError) -> ApiError {
     match error {
         StoreError::NoSession(id) => {
-            ApiError::new(404, "not_found", format!("no session \"{id}\""))
+            ApiError::new(ErrorCode::NotFound, format!("no session \"{id}\""))
         }
         StoreError::BadSessionId(_) => {
-            ApiError::new(400, "invalid", error.to_string()).with_field("session")
+            ApiError::new(ErrorCode::Invalid, error.to_string()).with_field("session")
         }
         // An event the fold refused: the request broke a rule, nothing was written.
         StoreError::Log(log) if log.kind == chatsurface_model::LogErrorKind::Fold => {
-            ApiError::new(400, "invalid", log.message)
+            ApiError::new(ErrorCode::Invalid, log.message)
         }
-        other => ApiError::new(500, "storage", other.to_string()),
+        other => ApiError::new(ErrorCode::Storage, other.to_string()),
     }
 }
 
@@ -115,20 +115,24 @@ fn caller(state: &ApiState, headers: &HeaderMap) -> Result<Caller, ApiError> {
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
-        .ok_or_else(|| ApiError::new(401, "unauthorized", "send Authorization: Bearer <token>"))?;
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::Unauthorized,
+                "send Authorization: Bearer <token>",
+            )
+        })?;
     state
         .tokens
         .authenticate(token.trim())
-        .map_err(|error| ApiError::new(500, "tokens", error.to_string()))?
-        .ok_or_else(|| ApiError::new(401, "unauthorized", "the token is not valid"))
+        .map_err(|error| ApiError::new(ErrorCode::Tokens, error.to_string()))?
+        .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "the token is not valid"))
 }
 
 fn operator(state: &ApiState, headers: &HeaderMap) -> Result<(), ApiError> {
     match caller(state, headers)? {
         Caller::Operator => Ok(()),
         Caller::Integration(_) => Err(ApiError::new(
-            403,
-            "forbidden",
+            ErrorCode::Forbidden,
             "only the operator token can do this",
         )),
     }
@@ -139,8 +143,7 @@ async fn body_bytes(request: Request) -> Result<Bytes, ApiError> {
         .await
         .map_err(|_| {
             ApiError::new(
-                413,
-                "too_large",
+                ErrorCode::TooLarge,
                 format!("the body is over {MAX_BODY_BYTES} bytes"),
             )
         })
@@ -178,11 +181,10 @@ pub fn router(state: ApiState) -> Router {
         )
         .route("/v1/pending", get(list_pending))
         .route("/v1/pending/{id}", post(answer_pending))
-        .fallback(|| async { ApiError::new(404, "not_found", "no such endpoint") })
+        .fallback(|| async { ApiError::new(ErrorCode::NotFound, "no such endpoint") })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
-                405,
-                "method_not_allowed",
+                ErrorCode::MethodNotAllowed,
                 "this endpoint does not take that method",
             )
         })
@@ -250,23 +252,20 @@ async fn open_dialog(
         Caller::Integration(integration) if integration.slug == slug => integration,
         Caller::Integration(_) => {
             return Err(ApiError::new(
-                403,
-                "forbidden",
+                ErrorCode::Forbidden,
                 format!("this token does not belong to \"{slug}\""),
             ))
         }
         Caller::Operator => {
             return Err(ApiError::new(
-                403,
-                "forbidden",
+                ErrorCode::Forbidden,
                 "dialogs are opened by integrations, not the operator",
             ))
         }
     };
     if !integration.dialogs {
         return Err(ApiError::new(
-            403,
-            "dialogs_disabled",
+            ErrorCode::DialogsDisabled,
             format!("dialogs are not enabled for \"{slug}\" (integration add {slug} --dialogs)"),
         ));
     }
@@ -275,11 +274,10 @@ async fn open_dialog(
         let mut waiting = state
             .waiting
             .lock()
-            .map_err(|_| ApiError::new(500, "internal", "lock poisoned"))?;
+            .map_err(|_| ApiError::new(ErrorCode::Internal, "lock poisoned"))?;
         if !waiting.insert(slug.clone()) {
             return Err(ApiError::new(
-                409,
-                "dialog_pending",
+                ErrorCode::DialogPending,
                 format!("\"{slug}\" already has a question waiting"),
             ));
         }
@@ -341,8 +339,7 @@ async fn open_dialog(
         })
         .ok_or_else(|| {
             ApiError::new(
-                500,
-                "internal",
+                ErrorCode::Internal,
                 format!("the question \"{id}\" was written but cannot be found"),
             )
         })?;
@@ -409,7 +406,7 @@ async fn session_snapshot(
         .read_durable(|snapshot| serde_json::to_value(snapshot))
         .await
         .map(Json)
-        .map_err(|error| ApiError::new(500, "internal", error.to_string()))
+        .map_err(|error| ApiError::new(ErrorCode::Internal, error.to_string()))
 }
 
 /// One open question in `GET /v1/pending`, with the time it was asked for ordering.
@@ -499,7 +496,7 @@ async fn answer_pending(
     operator(&state, &headers)?;
     let body = body_bytes(request).await?;
     let value: Value = serde_json::from_slice(&body)
-        .map_err(|error| ApiError::new(400, "bad_json", error.to_string()))?;
+        .map_err(|error| ApiError::new(ErrorCode::BadJson, error.to_string()))?;
     let found: Vec<(Arc<LiveSession>, Asked)> = state
         .store
         .all()
@@ -525,16 +522,14 @@ async fn answer_pending(
     let (session, asked) = match found.len() {
         0 => {
             return Err(ApiError::new(
-                404,
-                "not_found",
+                ErrorCode::NotFound,
                 format!("nothing waits under the id \"{id}\""),
             ))
         }
         1 => found.into_iter().next().expect("one element"),
         _ => {
             return Err(ApiError::new(
-                409,
-                "ambiguous",
+                ErrorCode::Ambiguous,
                 format!("several sessions wait on \"{id}\""),
             ))
         }
@@ -542,7 +537,7 @@ async fn answer_pending(
     let event = match asked {
         Asked::Batch => {
             let response: ClarificationResponse = serde_json::from_value(value)
-                .map_err(|error| ApiError::new(400, "invalid", error.to_string()))?;
+                .map_err(|error| ApiError::new(ErrorCode::Invalid, error.to_string()))?;
             EventBody::ClarificationAnswerSubmitted {
                 batch_id: id.as_str().into(),
                 answers: response.answers,
@@ -555,8 +550,7 @@ async fn answer_pending(
                 Some("declined") => ConfirmationOutcome::Declined,
                 _ => {
                     return Err(ApiError::new(
-                        400,
-                        "invalid",
+                        ErrorCode::Invalid,
                         "outcome must be \"accepted\" or \"declined\"",
                     )
                     .with_field("outcome"))
@@ -741,11 +735,10 @@ fn json_body(body: &[u8]) -> Result<serde_json::Map<String, Value>, ApiError> {
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ApiError::new(
-            400,
-            "bad_json",
+            ErrorCode::BadJson,
             "the body must be a JSON object",
         )),
-        Err(error) => Err(ApiError::new(400, "bad_json", error.to_string())),
+        Err(error) => Err(ApiError::new(ErrorCode::BadJson, error.to_string())),
     }
 }
 
@@ -856,7 +849,7 @@ fn wait_seconds(value: Option<&Value>) -> Result<Option<f64>, ApiError> {
         Some(value) => match value.as_f64() {
             Some(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(Some(seconds)),
             _ => Err(
-                ApiError::new(400, "invalid", "wait: a number of seconds, 0 or more")
+                ApiError::new(ErrorCode::Invalid, "wait: a number of seconds, 0 or more")
                     .with_field("wait"),
             ),
         },
@@ -902,7 +895,7 @@ async fn poll_batch(
                 .ok()
                 .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
                 .ok_or_else(|| {
-                    ApiError::new(400, "invalid", "wait: a number of seconds, 0 or more")
+                    ApiError::new(ErrorCode::Invalid, "wait: a number of seconds, 0 or more")
                         .with_field("wait")
                 })?,
         ),
@@ -911,8 +904,7 @@ async fn poll_batch(
     let id: chatsurface_model::BatchId = bid.as_str().into();
     if session.read(|snapshot| snapshot.batch(&id).is_none()) {
         return Err(ApiError::new(
-            404,
-            "not_found",
+            ErrorCode::NotFound,
             format!("session \"{sid}\" has no batch \"{bid}\""),
         ));
     }

@@ -1,7 +1,7 @@
 //! The MCP server's way to the surface: one HTTP/1.1 request over the API's unix socket.
 //!
 //! This module owns the request (method, path, bearer token, JSON body), percent-encoding of
-//! path segments, and turning a reply into JSON or an [`ApiError`] in words a model can act
+//! path segments, and turning a reply into JSON or an [`SurfaceCallError`] in words a model can act
 //! on. It knows nothing of tools or of what the JSON means, and it must not touch the store
 //! or the server.
 
@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// Why a request to the surface gave no JSON answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ApiError {
+pub enum SurfaceCallError {
     /// Nothing answered at the socket, or the connection broke.
     Unreachable(String),
     /// The surface refused the request with a 4xx or 5xx and its JSON error body.
@@ -32,11 +32,13 @@ pub enum ApiError {
     Protocol(String),
 }
 
-impl fmt::Display for ApiError {
+impl fmt::Display for SurfaceCallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ApiError::Unreachable(message) | ApiError::Protocol(message) => f.write_str(message),
-            ApiError::Refused {
+            SurfaceCallError::Unreachable(message) | SurfaceCallError::Protocol(message) => {
+                f.write_str(message)
+            }
+            SurfaceCallError::Refused {
                 status,
                 code,
                 message,
@@ -65,27 +67,27 @@ pub async fn call(
     path: &str,
     token: &str,
     body: Option<&Value>,
-) -> Result<Value, ApiError> {
+) -> Result<Value, SurfaceCallError> {
     let (status, bytes) = exchange(socket, method, path, token, body.map(Value::to_string))
         .await
         .map_err(|error| match error {
             ExchangeError::Request(error) => {
-                ApiError::Protocol(format!("cannot build the request: {error}"))
+                SurfaceCallError::Protocol(format!("cannot build the request: {error}"))
             }
             ExchangeError::Connect(error) => connect_error(socket, &error),
             ExchangeError::Closed(error) => {
-                ApiError::Unreachable(format!("the surface closed the connection: {error}"))
+                SurfaceCallError::Unreachable(format!("the surface closed the connection: {error}"))
             }
         })?;
     reply(status.as_u16(), &bytes)
 }
 
 /// The JSON of a reply, or the error its status and body describe.
-pub fn reply(status: u16, body: &[u8]) -> Result<Value, ApiError> {
+pub fn reply(status: u16, body: &[u8]) -> Result<Value, SurfaceCallError> {
     let json: Option<Value> = serde_json::from_slice(body).ok();
     match json {
         Some(json) if (200..300).contains(&status) => Ok(json),
-        None if (200..300).contains(&status) => Err(ApiError::Protocol(format!(
+        None if (200..300).contains(&status) => Err(SurfaceCallError::Protocol(format!(
             "the surface answered something that is not JSON: {}",
             String::from_utf8_lossy(body)
         ))),
@@ -96,7 +98,7 @@ pub fn reply(status: u16, body: &[u8]) -> Result<Value, ApiError> {
                     .and_then(Value::as_str)
                     .map(str::to_owned)
             };
-            Err(ApiError::Refused {
+            Err(SurfaceCallError::Refused {
                 status,
                 code: text("error").unwrap_or_else(|| "error".to_owned()),
                 message: text("message")
@@ -122,16 +124,16 @@ pub fn segment(text: &str) -> String {
 }
 
 /// Why connecting to the socket failed, in words a user can act on.
-fn connect_error(socket: &Path, error: &io::Error) -> ApiError {
+fn connect_error(socket: &Path, error: &io::Error) -> SurfaceCallError {
     let socket = socket.display();
     match error.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
-            ApiError::Unreachable(format!(
+            SurfaceCallError::Unreachable(format!(
                 "no chatsurface is listening at {socket} (start `chatsurface serve`, \
                  or set CHATSURFACE_SOCKET)"
             ))
         }
-        _ => ApiError::Unreachable(format!("cannot connect to {socket}: {error}")),
+        _ => SurfaceCallError::Unreachable(format!("cannot connect to {socket}: {error}")),
     }
 }
 
@@ -150,7 +152,10 @@ mod tests {
     #[test]
     fn replies_give_json_or_a_refusal_naming_field_and_status() {
         assert_eq!(reply(200, br#"{"id":"m1"}"#), Ok(json!({"id": "m1"})));
-        assert!(matches!(reply(200, b"<html>"), Err(ApiError::Protocol(_))));
+        assert!(matches!(
+            reply(200, b"<html>"),
+            Err(SurfaceCallError::Protocol(_))
+        ));
         let refused = reply(
             400,
             br#"{"error":"invalid","message":"must not be empty","field":"items[0].prompt"}"#,
@@ -174,7 +179,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(
-            matches!(&error, ApiError::Unreachable(message) if message.contains("chatsurface serve")),
+            matches!(&error, SurfaceCallError::Unreachable(message) if message.contains("chatsurface serve")),
             "{error:?}"
         );
     }

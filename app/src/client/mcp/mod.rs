@@ -15,7 +15,7 @@ mod mapping;
 mod schema;
 
 use chatsurface_model::ClarificationItem;
-use client::{segment, ApiError};
+use client::{segment, SurfaceCallError};
 use hyper::Method;
 use mapping::Outcome;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -154,7 +154,7 @@ impl ChatSurfaceMcp {
         tokio::select! {
             result = client::call(&self.config.socket, method, path, auth.token, body) => {
                 result.map_err(|error| match error {
-                    ApiError::Refused { status: 401, .. } => {
+                    SurfaceCallError::Refused { status: 401, .. } => {
                         format!("{error} (check the token in {})", auth.var)
                     }
                     _ => error.to_string(),
