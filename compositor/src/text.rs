@@ -107,6 +107,12 @@ impl TextSystem {
         ] {
             db.load_font_source(fontdb::Source::Binary(std::sync::Arc::new(face)));
         }
+        // Agents write emoji (✅ ⌛ 🚀) and DejaVu has few of them: Noto Emoji, monochrome so
+        // it takes the text's colour, is the fallback on every machine (SIL OFL 1.1, shipped
+        // by the egui project's font crate).
+        db.load_font_source(fontdb::Source::Binary(std::sync::Arc::new(
+            epaint_default_fonts::NOTO_EMOJI_REGULAR,
+        )));
         if fonts == FontSet::BundledWithSystemFallback {
             db.load_system_fonts();
         }
