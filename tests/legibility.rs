@@ -91,7 +91,7 @@ fn russian_titles_headers_and_buttons_are_legible() {
                 "Границы",
                 "Перезаписать",
                 "Отмена",
-                "open questions",
+                "вопроса",
             ],
         );
     }

@@ -8,6 +8,7 @@
 //! overview rows fit.
 
 use crate::intent::{Elsewhere, Intent, Notice};
+use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{
     BatchStatus, ConfirmationStatus, History, NodeRef, Snapshot, ThreadKind, ThreadNode,
     ThreadStatus,
@@ -39,41 +40,34 @@ pub struct HeaderSummary<'s> {
     pub elsewhere: Elsewhere,
     /// The window's last word to the human.
     pub notice: Option<Notice>,
+    /// The language of the surface's words.
+    pub lang: Lang,
 }
 
 impl HeaderSummary<'_> {
     /// "3 open questions · 1 confirmation", or that nothing awaits.
     pub fn awaiting(&self) -> String {
-        let plural = |count: usize, one: &str, many: &str| {
-            format!("{count} {}", if count == 1 { one } else { many })
-        };
+        let lang = self.lang;
         let mut parts = Vec::new();
         if self.open_questions > 0 {
-            parts.push(plural(
-                self.open_questions,
-                "open question",
-                "open questions",
-            ));
+            parts.push(lang.count(self.open_questions, Noun::OpenQuestion));
         }
         if self.pending_confirmations > 0 {
-            parts.push(plural(
-                self.pending_confirmations,
-                "confirmation",
-                "confirmations",
-            ));
+            parts.push(lang.count(self.pending_confirmations, Noun::Confirmation));
         }
-        let elsewhere = (self.elsewhere.questions > 0).then(|| {
-            format!(
-                "{} waiting in {}",
-                self.elsewhere.questions,
-                plural(self.elsewhere.sessions, "other session", "other sessions")
-            )
-        });
+        let elsewhere = (self.elsewhere.questions > 0)
+            .then(|| lang.waiting_in(self.elsewhere.questions, self.elsewhere.sessions));
         match (parts.is_empty(), elsewhere) {
-            (true, None) => "Nothing awaits you".to_owned(),
-            (true, Some(elsewhere)) => format!("Nothing here · {elsewhere} (o goes there)"),
+            (true, None) => lang.word(Word::NothingAwaits).to_owned(),
+            (true, Some(elsewhere)) => format!(
+                "{} · {elsewhere} ({})",
+                lang.word(Word::NothingHere),
+                lang.word(Word::GoThere)
+            ),
             (false, None) => parts.join(" · "),
-            (false, Some(elsewhere)) => format!("{} here · {elsewhere}", parts.join(" · ")),
+            (false, Some(elsewhere)) => {
+                format!("{} {} · {elsewhere}", parts.join(" · "), lang.here())
+            }
         }
     }
 }
@@ -255,6 +249,7 @@ fn header_summary<'s>(snapshot: &'s Snapshot, intent: &Intent) -> HeaderSummary<
             .collect(),
         elsewhere: intent.elsewhere,
         notice: intent.notice.clone(),
+        lang: intent.lang,
     }
 }
 

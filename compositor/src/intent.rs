@@ -9,6 +9,7 @@
 use crate::answering::AnswerView;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, ScaleFactor};
+use crate::words::Lang;
 use chatsurface_model::{NodeRef, Snapshot, ThreadId};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -142,6 +143,8 @@ pub struct Intent {
     pub notice: Option<Notice>,
     /// The wall clock, for countdowns.
     pub now: Option<std::time::SystemTime>,
+    /// The language of the surface's own words, the session's.
+    pub lang: Lang,
 }
 
 impl Intent {
@@ -242,6 +245,7 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         elsewhere: request.elsewhere,
         notice: request.notice.clone(),
         now: request.now,
+        lang: Lang::of(snapshot),
     })
 }
 

@@ -22,6 +22,7 @@ pub mod scene;
 pub mod text;
 pub mod theme;
 pub mod units;
+pub mod words;
 
 #[cfg(test)]
 mod test_support;

@@ -14,6 +14,7 @@ use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::{Color, Palette, Style};
 use crate::units::Pixels;
+use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{
     AnswerKind, BatchStatus, ClarificationBatch, ClarificationItem, ClarificationResponse,
     Confirmation, ConfirmationStatus, MessageNode, NodeRef, Role, Snapshot, ThreadStatus,
@@ -75,6 +76,20 @@ struct Painter<'a> {
     answering: Option<&'a AnswerView>,
     /// The wall clock, for countdowns.
     now: Option<std::time::SystemTime>,
+    /// The language of the surface's words.
+    lang: Lang,
+}
+
+/// What a card is drawn with besides its node: the working answer when it is the question
+/// being answered, the clock, the language.
+#[derive(Clone, Copy, Debug)]
+pub struct CardContext<'a> {
+    /// The operator's working answer (any question's; the card takes it only if it is its).
+    pub answering: Option<&'a AnswerView>,
+    /// The wall clock, for countdowns.
+    pub now: Option<std::time::SystemTime>,
+    /// The language of the surface's words.
+    pub lang: Lang,
 }
 
 /// A field's text with the caret, the selection and any input-method composition drawn in.
@@ -275,16 +290,16 @@ pub fn build_block(
     snapshot: &Snapshot,
     block: &TranscriptBlock,
     style: &Style,
-    answering: Option<&AnswerView>,
-    now: Option<std::time::SystemTime>,
+    context: CardContext,
     width: Pixels,
     text: &mut TextSystem,
 ) -> CardLayout {
     let mut painter = Painter {
         style,
         builder: CardBuilder::new(),
-        answering: answering.filter(|view| view.node == block.node),
-        now,
+        answering: context.answering.filter(|view| view.node == block.node),
+        now: context.now,
+        lang: context.lang,
     };
     let root = match block.node {
         NodeRef::Message(index) => {
@@ -310,7 +325,7 @@ pub fn build_block(
         NodeRef::Decision(index) => {
             let palette = style.palette;
             let badge = painter.label(
-                colored("✓ DECISION", palette.decision, true),
+                colored(painter.lang.word(Word::Decision), palette.decision, true),
                 painter.single(painter.small(palette.decision)),
             );
             let text =
@@ -325,13 +340,13 @@ pub fn build_block(
     painter.builder.finish(root, width, text)
 }
 
-fn role_label(role: Role) -> &'static str {
-    match role {
-        Role::User => "You",
-        Role::Agent => "Agent",
-        Role::System => "System",
-        Role::Tool => "Tool",
-    }
+fn role_label(role: Role, lang: Lang) -> &'static str {
+    lang.word(match role {
+        Role::User => Word::RoleUser,
+        Role::Agent => Word::RoleAgent,
+        Role::System => Word::RoleSystem,
+        Role::Tool => Word::RoleTool,
+    })
 }
 
 fn inline_spans(spans: &[InlineSpan], style: &Style) -> Spans {
@@ -463,7 +478,7 @@ fn message_card(
         Role::System | Role::Tool => palette.muted,
     };
     let mut meta = vec![painter.label(
-        colored(role_label(role), role_color, true),
+        colored(role_label(role, painter.lang), role_color, true),
         painter.single(painter.small(role_color)),
     )];
     meta.extend(painter.thread_label(snapshot, block));
@@ -476,10 +491,7 @@ fn message_card(
     if folded || clean.truncated_chars > 0 {
         let hidden = total_chars.saturating_sub(clean.text.chars().count().min(total_chars));
         let words = if folded {
-            format!(
-                "▸ Show more ({} characters in all) · click or Enter expands",
-                group_thousands(total_chars)
-            )
+            painter.lang.show_more(&group_thousands(total_chars))
         } else {
             format!("… {} more characters not shown", group_thousands(hidden))
         };
@@ -512,12 +524,15 @@ fn group_thousands(value: usize) -> String {
     out
 }
 
-fn kind_badge(item: &ClarificationItem) -> String {
-    match (item.kind, item.multiple, item.custom) {
-        (AnswerKind::Choice, true, _) => "choice · pick several".to_owned(),
-        (AnswerKind::Choice, false, true) => "choice · or your own".to_owned(),
-        (kind, _, _) => kind.label().to_owned(),
-    }
+fn kind_badge(item: &ClarificationItem, lang: Lang) -> &'static str {
+    lang.word(match (item.kind, item.multiple, item.custom) {
+        (AnswerKind::Choice, true, _) => Word::KindChoiceSeveral,
+        (AnswerKind::Choice, false, true) => Word::KindChoiceOrOwn,
+        (AnswerKind::Choice, false, false) => Word::KindChoice,
+        (AnswerKind::Text, _, _) => Word::KindText,
+        (AnswerKind::Multiline, _, _) => Word::KindMultiline,
+        (AnswerKind::YesNo, _, _) => Word::KindYesNo,
+    })
 }
 
 fn batch_card(
@@ -540,15 +555,24 @@ fn batch_card(
     let answered = shown.map_or(0, |response| response.answers.len());
     let state = if open {
         if answered > 0 {
-            format!("{} questions · {answered} drafted", batch.spec.items.len())
+            format!(
+                "{} · {}: {answered}",
+                painter.lang.count(batch.spec.items.len(), Noun::Question),
+                painter.lang.word(Word::ItemDrafted)
+            )
         } else {
-            format!("{} questions", batch.spec.items.len())
+            painter.lang.count(batch.spec.items.len(), Noun::Question)
         }
     } else {
         match batch.status {
-            BatchStatus::Expired => "expired unanswered".to_owned(),
-            BatchStatus::Withdrawn => "withdrawn by the agent".to_owned(),
-            _ => format!("answered · {answered} of {}", batch.spec.items.len()),
+            BatchStatus::Expired | BatchStatus::Withdrawn => {
+                painter.lang.count(batch.spec.items.len(), Noun::Question)
+            }
+            _ => format!(
+                "{}: {answered}/{}",
+                painter.lang.word(Word::ItemAnswered),
+                batch.spec.items.len()
+            ),
         }
     };
     let badge_color = if open {
@@ -558,12 +582,12 @@ fn batch_card(
     };
     let badge = painter.label(
         colored(
-            match batch.status {
-                BatchStatus::Open => "? QUESTIONS",
-                BatchStatus::Answered => "✓ ANSWERED",
-                BatchStatus::Expired => "⌛ EXPIRED",
-                BatchStatus::Withdrawn => "↩ WITHDRAWN",
-            },
+            painter.lang.word(match batch.status {
+                BatchStatus::Open => Word::Questions,
+                BatchStatus::Answered => Word::Answered,
+                BatchStatus::Expired => Word::Expired,
+                BatchStatus::Withdrawn => Word::Withdrawn,
+            }),
             badge_color,
             true,
         ),
@@ -591,13 +615,14 @@ fn batch_card(
     }
     if batch.spec.general_field {
         let label = painter.label(
-            strong("General note"),
+            strong(painter.lang.word(Word::GeneralNote)),
             painter.single(painter.small(palette.muted)),
         );
         let general =
             shown.and_then(|response: &ClarificationResponse| response.general.as_deref());
         let caret = painter.caret_for(AnswerField::General);
-        let field = painter.field(general, "Anything else the agent should know…", 2, caret);
+        let hint = painter.lang.word(Word::GeneralNoteHint);
+        let field = painter.field(general, hint, 2, caret);
         painter
             .builder
             .tag(field, CardHit::Field(AnswerField::General));
@@ -607,21 +632,21 @@ fn batch_card(
         let buttons = [
             action_button(
                 painter,
-                "Submit",
+                painter.lang.word(Word::Submit),
                 "Ctrl+Enter",
                 (palette.question, true),
                 CardHit::Submit,
             ),
             action_button(
                 painter,
-                "Skip all",
-                "sends every item as skipped",
+                painter.lang.word(Word::SkipAll),
+                painter.lang.word(Word::SkipAllMeans),
                 (palette.question, false),
                 CardHit::SkipAll,
             ),
         ];
         children.push(painter.builder.wrapping_row(Pixels(12.0), &buttons));
-        let hint = "o next question · Tab next item · 1–9 pick · y / n · s skip item";
+        let hint = painter.lang.word(Word::BatchKeys);
         children.push(painter.label(plain(hint), painter.single(painter.small(palette.muted))));
     }
     let border = if answering.is_some() {
@@ -639,7 +664,7 @@ fn attachment_line(painter: &mut Painter, path: Option<&str>) -> Option<NodeId> 
     let path = path?;
     let words = vec![
         (
-            "Attachment  ".to_owned(),
+            format!("{}  ", painter.lang.word(Word::Attachment)),
             SpanStyle {
                 strong: true,
                 ..SpanStyle::default()
@@ -653,7 +678,7 @@ fn attachment_line(painter: &mut Painter, path: Option<&str>) -> Option<NodeId> 
             },
         ),
         (
-            "   Ctrl+O or click to open".to_owned(),
+            format!("   {}", painter.lang.word(Word::OpenAttachment)),
             SpanStyle {
                 color: Some(painter.style.palette.muted),
                 ..SpanStyle::default()
@@ -689,21 +714,25 @@ fn item_block(
         painter.single(painter.small(palette.accent)),
     ));
     head.push(painter.label(
-        plain(format!("[{}]", kind_badge(item))),
+        plain(format!("[{}]", kind_badge(item, painter.lang))),
         painter.single(painter.small(palette.muted)),
     ));
     match answer {
         Some(answer) if answer.skipped => head.push(painter.label(
-            colored("skipped", palette.muted, true),
+            colored(painter.lang.word(Word::ItemSkipped), palette.muted, true),
             painter.single(painter.small(palette.muted)),
         )),
         // Until the batch is sent, an answer is only a draft, and says so.
         Some(_) if sent => head.push(painter.label(
-            colored("answered", palette.decision, true),
+            colored(
+                painter.lang.word(Word::ItemAnswered),
+                palette.decision,
+                true,
+            ),
             painter.single(painter.small(palette.decision)),
         )),
         Some(_) => head.push(painter.label(
-            colored("drafted", palette.question, true),
+            colored(painter.lang.word(Word::ItemDrafted), palette.question, true),
             painter.single(painter.small(palette.question)),
         )),
         None => {}
@@ -799,7 +828,8 @@ fn item_block(
             }
             if item.custom {
                 let text = answer.and_then(|answer| answer.text.as_deref());
-                let field = painter.field(text, "Other: type your own answer…", 1, caret);
+                let hint = painter.lang.word(Word::OtherHint);
+                let field = painter.field(text, hint, 1, caret);
                 painter
                     .builder
                     .tag(field, CardHit::Field(AnswerField::Item(index)));
@@ -808,7 +838,8 @@ fn item_block(
         }
         AnswerKind::YesNo => {
             let mut pills = Vec::new();
-            for (key, id, words) in [("y", "yes", "Yes"), ("n", "no", "No")] {
+            let (yes, no) = (painter.lang.word(Word::Yes), painter.lang.word(Word::No));
+            for (key, id, words) in [("y", "yes", yes), ("n", "no", no)] {
                 let chosen = selected(id);
                 let color = if chosen {
                     palette.background
@@ -855,7 +886,8 @@ fn item_block(
                 1
             };
             let text = answer.and_then(|answer| answer.text.as_deref());
-            let field = painter.field(text, "Type an answer…", lines, caret);
+            let hint = painter.lang.word(Word::AnswerHint);
+            let field = painter.field(text, hint, lines, caret);
             painter
                 .builder
                 .tag(field, CardHit::Field(AnswerField::Item(index)));
@@ -953,26 +985,35 @@ fn batch_summary(
             let note = response
                 .general
                 .as_deref()
-                .map(|note| format!(" · note: “{}”", md_line(note)))
+                .map(|note| {
+                    format!(
+                        " · {}: “{}”",
+                        painter.lang.word(Word::GeneralNote),
+                        md_line(note)
+                    )
+                })
                 .unwrap_or_default();
             (
-                "✓ ANSWERED",
+                painter.lang.word(Word::Answered),
                 palette.decision,
                 format!("{title} — {}{note}", answers.join(" · ")),
             )
         }
         (BatchStatus::Expired, _) => (
-            "⌛ EXPIRED",
+            painter.lang.word(Word::Expired),
             palette.muted,
             format!(
-                "{title} — {} questions went unanswered",
-                batch.spec.items.len()
+                "{title} — {}",
+                painter.lang.count(batch.spec.items.len(), Noun::Question)
             ),
         ),
         (BatchStatus::Withdrawn, _) => (
-            "↩ WITHDRAWN",
+            painter.lang.word(Word::Withdrawn),
             palette.muted,
-            format!("{title} — the agent took the questions back"),
+            format!(
+                "{title} — {}",
+                painter.lang.count(batch.spec.items.len(), Noun::Question)
+            ),
         ),
         _ => ("?", palette.question, title),
     };
@@ -989,14 +1030,14 @@ fn confirmation_card(
     let palette = style.palette;
     let spec = &confirmation.spec;
     let badge = painter.label(
-        colored("⚠ CONFIRM", palette.danger, true),
+        colored(painter.lang.word(Word::Confirm), palette.danger, true),
         painter.single(painter.body()),
     );
     let title = painter.text(
         strong(md_line(
             spec.title
                 .as_deref()
-                .unwrap_or("Confirm a dangerous action"),
+                .unwrap_or(painter.lang.word(Word::ConfirmDangerous)),
         )),
         painter.single(painter.body()),
     );
@@ -1011,7 +1052,7 @@ fn confirmation_card(
     children.extend(attachment_line(painter, spec.attachment.as_deref()));
     if confirmation.status != ConfirmationStatus::Pending {
         // Settled, shown in full on request: the question and how it ended, nothing to press.
-        let (badge, color) = outcome_badge(confirmation.status, &palette);
+        let (badge, color) = outcome_badge(confirmation.status, &palette, painter.lang);
         let mut words = vec![(
             badge.to_owned(),
             SpanStyle {
@@ -1035,7 +1076,8 @@ fn confirmation_card(
             .map(|view| view.comment.as_str())
             .filter(|comment| !comment.is_empty());
         let caret = painter.caret_for(AnswerField::Comment);
-        let field = painter.field(comment, "Comment (optional): type to add one", 1, caret);
+        let hint = painter.lang.word(Word::CommentHint);
+        let field = painter.field(comment, hint, 1, caret);
         painter
             .builder
             .tag(field, CardHit::Field(AnswerField::Comment));
@@ -1134,12 +1176,14 @@ fn deadline_label(
     let palette = painter.style.palette;
     let timeout = timeout_s?;
     let (words, color) = match left {
-        Some(left) if left.is_zero() => ("⌛ expired".to_owned(), palette.danger),
+        Some(left) if left.is_zero() => (
+            painter.lang.word(Word::ExpiredNow).to_owned(),
+            palette.danger,
+        ),
         Some(left) => (
-            format!(
-                "⌛ expires in {}",
-                duration_words(left.as_secs_f64().ceil())
-            ),
+            painter
+                .lang
+                .expires(true, &duration_words(left.as_secs_f64().ceil())),
             if left.as_secs() < 30 {
                 palette.danger
             } else {
@@ -1147,7 +1191,7 @@ fn deadline_label(
             },
         ),
         None => (
-            format!("expires after {}", duration_words(timeout)),
+            painter.lang.expires(false, &duration_words(timeout)),
             palette.muted,
         ),
     };
@@ -1167,14 +1211,19 @@ fn duration_words(seconds: f64) -> String {
 }
 
 /// The badge and colour of how a confirmation stands.
-fn outcome_badge(status: ConfirmationStatus, palette: &Palette) -> (&'static str, Color) {
-    match status {
-        ConfirmationStatus::Accepted => ("✓ ACCEPTED", palette.decision),
-        ConfirmationStatus::Declined => ("✗ DECLINED", palette.danger),
-        ConfirmationStatus::Expired => ("⌛ EXPIRED", palette.muted),
-        ConfirmationStatus::Withdrawn => ("↩ WITHDRAWN", palette.muted),
-        ConfirmationStatus::Pending => ("⚠ PENDING", palette.danger),
-    }
+fn outcome_badge(
+    status: ConfirmationStatus,
+    palette: &Palette,
+    lang: Lang,
+) -> (&'static str, Color) {
+    let (word, color) = match status {
+        ConfirmationStatus::Accepted => (Word::Accepted, palette.decision),
+        ConfirmationStatus::Declined => (Word::Declined, palette.danger),
+        ConfirmationStatus::Expired => (Word::Expired, palette.muted),
+        ConfirmationStatus::Withdrawn => (Word::Withdrawn, palette.muted),
+        ConfirmationStatus::Pending => (Word::Pending, palette.danger),
+    };
+    (lang.word(word), color)
 }
 
 fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> NodeId {
@@ -1192,7 +1241,7 @@ fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> N
         .as_deref()
         .map(|comment| format!(" — “{}”", one_line(comment)))
         .unwrap_or_default();
-    let (badge, color) = outcome_badge(confirmation.status, &palette);
+    let (badge, color) = outcome_badge(confirmation.status, &palette, painter.lang);
     summary_row(
         painter,
         badge,

@@ -11,6 +11,7 @@ use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::Style;
 use crate::units::{Pixels, Point, Rect};
+use crate::words::Word;
 
 /// Paints the header into `region`.
 pub fn paint_header(
@@ -164,7 +165,7 @@ pub fn paint_header(
         sub.push(format!("agent: {agent}"));
     }
     if summary.breadcrumb.is_empty() {
-        sub.push("whole session".to_owned());
+        sub.push(summary.lang.word(Word::WholeSession).to_owned());
     } else {
         sub.push(format!("focus: {}", summary.breadcrumb.join(" › ")));
     }

@@ -24,6 +24,7 @@ use crate::intent::{Intent, ScrollAnchor};
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{FontSet, SpanStyle, TextSystem};
 use crate::units::{Pixels, Point, Rect};
+use crate::words::Word;
 use chatsurface_model::{NodeRef, Snapshot};
 use lines::LineCache;
 use std::sync::Arc;
@@ -186,7 +187,7 @@ impl LayoutEngine {
             snapshot,
             &view.overview,
             regions.overview,
-            &style,
+            (&style, intent.lang),
             &mut scene,
             &mut self.lines,
             &mut self.text,
@@ -200,6 +201,7 @@ impl LayoutEngine {
             style: &style,
             answering: intent.answering.as_ref(),
             now: intent.now,
+            lang: intent.lang,
         };
         let placed = self.transcript.place(&list, intent.scroll, &mut self.text);
         let mut cards = Vec::new();
@@ -241,7 +243,7 @@ impl LayoutEngine {
         }
         if view.transcript.is_empty() {
             let line = self.lines.line(
-                "Nothing here yet: the agent has not written in this thread.",
+                intent.lang.word(Word::NothingYet),
                 SpanStyle::default(),
                 style.metrics.font_size,
                 &mut self.text,
@@ -335,6 +337,7 @@ impl LayoutEngine {
             style: &intent.style,
             answering: intent.answering.as_ref(),
             now: intent.now,
+            lang: intent.lang,
         };
         self.transcript
             .scroll(&list, intent.scroll, delta, &mut self.text)

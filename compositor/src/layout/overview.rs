@@ -12,6 +12,7 @@ use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::{Color, Style};
 use crate::units::{Pixels, Point, Rect};
+use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{NodeRef, Snapshot, ThreadStatus};
 
 /// Indentation per depth level.
@@ -89,7 +90,7 @@ pub fn paint_overview(
     snapshot: &Snapshot,
     rows: &[OverviewRow],
     region: Rect,
-    style: &Style,
+    (style, lang): (&Style, Lang),
     scene: &mut Scene,
     lines: &mut LineCache,
     text: &mut TextSystem,
@@ -111,8 +112,10 @@ pub fn paint_overview(
         .filter(|thread| thread.status != ThreadStatus::Resolved)
         .count();
     let heading = format!(
-        "OVERVIEW · {} threads · {open} open",
-        snapshot.threads.len()
+        "{} · {} · {open} {}",
+        lang.word(Word::Overview),
+        lang.count(snapshot.threads.len(), Noun::Thread),
+        lang.word(Word::Open)
     );
     let heading_line = painter.lines.line(
         &heading,
@@ -246,13 +249,12 @@ pub fn paint_overview(
                 painter.words(&words, false, palette.decision, x, top, row_rect);
             }
             OverviewEntry::Collapsed { threads, resolved } => {
-                let noun = if *threads == 1 { "thread" } else { "threads" };
-                let words = format!("+ {threads} more {noun} ({resolved} resolved)");
+                let words = lang.more(*threads, Noun::Thread, Some(*resolved));
                 painter.words(&words, false, palette.muted, x, top, row_rect);
             }
             OverviewEntry::MoreQuestions { count } => {
                 painter.words(
-                    &format!("+ {count} more open questions"),
+                    &lang.more(*count, Noun::OpenQuestion, None),
                     false,
                     palette.question,
                     x,

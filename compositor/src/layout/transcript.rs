@@ -5,7 +5,7 @@
 //! and appending never lay out the whole session. Scrolling is expressed as a new anchor (a
 //! block and an offset into it), which keeps the view stable while content is appended below.
 
-use super::blocks::build_block;
+use super::blocks::{build_block, CardContext};
 use super::cache::TwoFrameCache;
 use super::card::CardLayout;
 use crate::answering::AnswerView;
@@ -14,6 +14,7 @@ use crate::intent::ScrollAnchor;
 use crate::text::TextSystem;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, Rect};
+use crate::words::Lang;
 use chatsurface_model::{History, NodeRef, Snapshot};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -39,6 +40,7 @@ pub struct CardKey {
     /// Whole seconds left on an open question's countdown, so it is laid out again each
     /// second it changes (none without a timeout or a clock).
     seconds_left: Option<u64>,
+    lang: Lang,
 }
 
 /// A card placed in the transcript.
@@ -84,6 +86,8 @@ pub struct ListInput<'a> {
     pub answering: Option<&'a AnswerView>,
     /// The wall clock, for countdowns.
     pub now: Option<std::time::SystemTime>,
+    /// The language of the surface's words.
+    pub lang: Lang,
 }
 
 /// Lays out transcript cards, caching them across frames.
@@ -139,12 +143,15 @@ impl TranscriptLayout {
                 .now
                 .and_then(|now| snapshot.time_left(block.node, now))
                 .map(|left| left.as_secs()),
+            lang: list.lang,
         };
-        let now = list.now;
+        let context = CardContext {
+            answering,
+            now: list.now,
+            lang: list.lang,
+        };
         self.cards.get_or_insert_with(key, || {
-            Arc::new(build_block(
-                snapshot, block, style, answering, now, width, text,
-            ))
+            Arc::new(build_block(snapshot, block, style, context, width, text))
         })
     }
 
