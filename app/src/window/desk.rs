@@ -744,14 +744,22 @@ impl Desk {
             }
             Some(HitTarget::Block(node)) => {
                 self.focused_card = Some(node);
+                let in_overview = self.shown.regions.overview.contains_xy(x, y);
                 if snapshot.is_open_question(node) {
                     let scroll = (self.scroll, self.pending_scroll);
                     self.start_answering(node);
-                    (self.scroll, self.pending_scroll) = scroll;
+                    // From the transcript the card was under the pointer: it stays put. From
+                    // the overview, answering scrolls to it.
+                    if !in_overview {
+                        (self.scroll, self.pending_scroll) = scroll;
+                    }
+                } else if in_overview {
+                    self.reveal(node);
                 } else {
                     self.toggle_unfolded(node);
                 }
             }
+            Some(HitTarget::Waiting) => self.next_open_question(),
             Some(HitTarget::Answer {
                 node,
                 hit: CardHit::Attachment,
@@ -1360,6 +1368,30 @@ mod mouse_tests {
         assert!(
             desk.thread_focus.is_none(),
             "Enter on a folded card does not drill in"
+        );
+    }
+
+    #[test]
+    fn the_headers_count_goes_to_the_next_open_question_in_any_session() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        let quiet = Agent::start(&dir, "quiet");
+        let mut asking = Agent::start(&dir, "asking");
+        asking.ask_confirmation();
+        let mut desk = desk_over(&dir, quiet.writer.path());
+        desk.look();
+        // The asking session grew last, and the quiet one has nothing waiting: the window
+        // moves there by itself; go back to the quiet one to test the pill from there.
+        desk.switch_to(quiet.writer.path());
+        desk.click_grace = Duration::ZERO;
+        desk.lay_out(viewport());
+        let pill = hit_of(&desk, |target| *target == HitTarget::Waiting);
+        click_at(&mut desk, pill);
+        assert_eq!(desk.session().path(), asking.writer.path());
+        assert_eq!(
+            desk.answering().map(Answering::node),
+            Some(NodeRef::Confirmation(0))
         );
     }
 }

@@ -13,7 +13,8 @@ use crate::theme::Style;
 use crate::units::{Pixels, Point, Rect};
 use crate::words::Word;
 
-/// Paints the header into `region`.
+/// Paints the header into `region`; returns where the pill of what awaits is, which a click
+/// follows to the next open question.
 pub fn paint_header(
     summary: &HeaderSummary,
     region: Rect,
@@ -21,7 +22,7 @@ pub fn paint_header(
     scene: &mut Scene,
     lines: &mut LineCache,
     text: &mut TextSystem,
-) {
+) -> Rect {
     let palette = style.palette;
     let metrics = style.metrics;
     let pad = metrics.card_padding + Pixels(6.0);
@@ -119,7 +120,7 @@ pub fn paint_header(
             color: palette.background,
             layer: Layer::Panels,
         });
-        return;
+        return region;
     }
     let title_right = if side_by_side {
         pill.x - pad
@@ -142,7 +143,7 @@ pub fn paint_header(
             color: palette.text,
             layer: Layer::Panels,
         });
-        return;
+        return pill;
     }
     let sub_size = metrics.small_font_size;
     let block_height = title.height + Pixels(4.0) + Pixels((sub_size.0 * 1.3).round());
@@ -180,4 +181,5 @@ pub fn paint_header(
         color: palette.muted,
         layer: Layer::Panels,
     });
+    pill
 }

@@ -41,6 +41,9 @@ pub enum HitTarget {
     Block(NodeRef),
     /// A thread row of the overview.
     OverviewThread(usize),
+    /// What waits for the human: the header's pill, or the overview's row counting the open
+    /// questions it had no room for. A click goes to the next open question.
+    Waiting,
     /// A part of an open question's card: an item, an option, a field, a button.
     Answer {
         /// The batch or confirmation.
@@ -175,7 +178,7 @@ impl LayoutEngine {
             corner_radius: style.metrics.corner_radius,
             layer: Layer::Panels,
         });
-        header::paint_header(
+        let pill = header::paint_header(
             &view.header,
             regions.header,
             &style,
@@ -192,6 +195,7 @@ impl LayoutEngine {
             &mut self.lines,
             &mut self.text,
         );
+        hits.push((pill, HitTarget::Waiting));
 
         let list = ListInput {
             snapshot,

@@ -247,6 +247,7 @@ pub fn paint_overview(
             OverviewEntry::Decision { decision } => {
                 let words = format!("◆ {}", plain_text(&snapshot.decisions[*decision].spec.text));
                 painter.words(&words, false, palette.decision, x, top, row_rect);
+                hits.push((row_rect, HitTarget::Block(NodeRef::Decision(*decision))));
             }
             OverviewEntry::Collapsed { threads, resolved } => {
                 let words = lang.more(*threads, Noun::Thread, Some(*resolved));
@@ -261,6 +262,7 @@ pub fn paint_overview(
                     top,
                     row_rect,
                 );
+                hits.push((row_rect, HitTarget::Waiting));
             }
         }
         top += row_height;
