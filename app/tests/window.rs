@@ -490,40 +490,18 @@ fn the_window_alone_serves_the_api_and_an_agents_question_is_answered_in_it() {
     }
     let display = Display::start("serve");
     let mut window = Window::start(&display, &["open", "--size", "1000x700"]);
-    let started = Instant::now();
-    while !display.runtime.join("api.sock").exists() {
-        assert!(started.elapsed() < Duration::from_secs(20), "no API socket");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_socket(&display);
     let title = display.xdotool(&["getwindowname", &window.id]);
     assert!(
         title.contains("ADR-0031"),
         "a new store opens the demo: {title}"
     );
-    let added = display
-        .chatsurface()
-        .args(["integration", "add", "deploy", "--dialogs"])
-        .output()
-        .unwrap();
-    assert!(added.status.success());
-    let token = String::from_utf8(added.stdout).unwrap().trim().to_owned();
-    let ask = display
-        .chatsurface()
-        .env("CHATSURFACE_TOKEN", &token)
-        .args([
-            "ask",
-            "deploy",
-            "Deploy 4.12 to production?",
-            "--accept",
-            "Deploy",
-            "--decline",
-            "Wait",
-            "--timeout",
-            "60s",
-        ])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let ask = ask_confirmation(
+        &display,
+        "deploy",
+        "Deploy 4.12 to production?",
+        ["Deploy", "Wait"],
+    );
     // The window moves to the session the question arrived in.
     let started = Instant::now();
     loop {
@@ -542,6 +520,15 @@ fn the_window_alone_serves_the_api_and_an_agents_question_is_answered_in_it() {
     assert_eq!(output.status.code(), Some(0), "ask exits 0 when accepted");
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
+}
+
+/// Waits until the window's in-process API listens.
+fn wait_for_socket(display: &Display) {
+    let started = Instant::now();
+    while !display.runtime.join("api.sock").exists() {
+        assert!(started.elapsed() < Duration::from_secs(20), "no API socket");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// Starts `chatsurface ask SLUG QUESTION --accept A --decline D` as the integration `slug`.
@@ -596,11 +583,7 @@ fn two_agents_asking_at_once_each_get_their_own_answer() {
     }
     let display = Display::start("two-agents");
     let mut window = Window::start(&display, &["open", "--size", "1000x700"]);
-    let started = Instant::now();
-    while !display.runtime.join("api.sock").exists() {
-        assert!(started.elapsed() < Duration::from_secs(20), "no API socket");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_socket(&display);
     let mut deployer = ask_confirmation(
         &display,
         "deployer",

@@ -989,6 +989,40 @@ mod tests_support {
         }
     }
 
+    /// Where the last frame shows the first part `wanted` takes.
+    pub fn hit_of(desk: &Desk, wanted: impl Fn(&HitTarget) -> bool) -> Rect {
+        desk.shown
+            .hits
+            .iter()
+            .find(|(_, target)| wanted(target))
+            .map(|(rect, _)| *rect)
+            .expect("the frame has that part")
+    }
+
+    /// A click just inside a part's corner.
+    pub fn click_at(desk: &mut Desk, rect: Rect) {
+        desk.click(rect.x.0 + 3.0, rect.y.0 + 3.0);
+    }
+
+    /// Whether a part is some card's accept button.
+    pub fn is_accept(target: &HitTarget) -> bool {
+        matches!(
+            target,
+            HitTarget::Answer {
+                hit: CardHit::Accept,
+                ..
+            }
+        )
+    }
+
+    /// A scratch data directory (kept while the first value lives) and its sessions folder.
+    pub fn scratch_store() -> (tempfile::TempDir, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("sessions");
+        std::fs::create_dir_all(&dir).unwrap();
+        (root, dir)
+    }
+
     pub fn body(value: serde_json::Value) -> EventBody {
         serde_json::from_value(value).unwrap()
     }
@@ -1057,9 +1091,7 @@ mod tests {
 
     #[test]
     fn every_answer_written_names_a_question_that_was_open_and_on_screen() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_root, dir) = scratch_store();
         let mut agents: Vec<Agent> = ["deployer", "reviewer", "migrator", "auditor", "scaler"]
             .iter()
             .map(|name| Agent::start(&dir, name))
@@ -1113,30 +1145,14 @@ mod tests {
 
     #[test]
     fn a_click_on_a_frame_of_another_session_answers_nothing() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_root, dir) = scratch_store();
         let mut deployer = Agent::start(&dir, "deployer");
         let mut reviewer = Agent::start(&dir, "reviewer");
         deployer.ask_confirmation();
         let mut desk = desk_over(&dir, deployer.writer.path());
         desk.look();
         desk.lay_out(viewport());
-        let accept = desk
-            .shown
-            .hits
-            .iter()
-            .find(|(_, target)| {
-                matches!(
-                    target,
-                    HitTarget::Answer {
-                        hit: CardHit::Accept,
-                        ..
-                    }
-                )
-            })
-            .map(|(rect, _)| *rect)
-            .expect("the deployer's confirmation shows its accept button");
+        let accept = hit_of(&desk, is_accept);
         // The deployer's question is open, so the reviewer's arriving does not move the view.
         reviewer.ask_confirmation();
         desk.look();
@@ -1152,34 +1168,18 @@ mod tests {
         desk.command(Command::NextOpenQuestion);
         desk.command(Command::NextOpenQuestion);
         assert_eq!(desk.session().path(), reviewer.writer.path());
-        desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
+        click_at(&mut desk, accept);
         assert!(reviewer.answers_written().is_empty());
         assert!(deployer.answers_written().is_empty());
         // Once the reviewer's card is on screen, a click on it in the first moments after the
         // switch is still taken for one aimed at the deployer's, and ignored.
         desk.lay_out(viewport());
-        let accept_at = |desk: &Desk| {
-            desk.shown
-                .hits
-                .iter()
-                .find(|(_, target)| {
-                    matches!(
-                        target,
-                        HitTarget::Answer {
-                            hit: CardHit::Accept,
-                            ..
-                        }
-                    )
-                })
-                .map(|(rect, _)| *rect)
-                .unwrap()
-        };
-        let accept = accept_at(&desk);
-        desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
+        let accept = hit_of(&desk, is_accept);
+        click_at(&mut desk, accept);
         assert!(reviewer.answers_written().is_empty());
         // After the grace, the click answers the reviewer.
         desk.click_grace = Duration::ZERO;
-        desk.click(accept.x.0 + 2.0, accept.y.0 + 2.0);
+        click_at(&mut desk, accept);
         assert_eq!(
             desk.status.as_ref().map(|status| status.text.as_str()),
             Some("sent")
@@ -1196,9 +1196,7 @@ mod tests {
 
     #[test]
     fn a_plain_message_elsewhere_does_not_move_away_from_an_open_question() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_root, dir) = scratch_store();
         let mut deployer = Agent::start(&dir, "deployer");
         let mut chatter = Agent::start(&dir, "chatter");
         let mut desk = desk_over(&dir, deployer.writer.path());
@@ -1224,81 +1222,46 @@ mod mouse_tests {
     use super::tests_support::*;
     use super::*;
 
-    fn hit_of(desk: &Desk, wanted: impl Fn(&HitTarget) -> bool) -> Rect {
-        desk.shown
-            .hits
-            .iter()
-            .find(|(_, target)| wanted(target))
-            .map(|(rect, _)| *rect)
-            .expect("the frame has that part")
-    }
-
-    fn click_at(desk: &mut Desk, rect: Rect) {
-        desk.click(rect.x.0 + 3.0, rect.y.0 + 3.0);
-    }
-
     #[test]
     fn a_batch_is_submitted_and_skipped_with_its_buttons() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_root, dir) = scratch_store();
         let mut agent = Agent::start(&dir, "planner");
         agent.ask_choice();
         agent.ask_choice();
         let mut desk = desk_over(&dir, agent.writer.path());
         desk.lay_out(viewport());
-        // The newest batch is lowest; pick "Right" in it, then press its Submit button.
-        let right = hit_of(&desk, |target| {
-            *target
-                == HitTarget::Answer {
-                    node: NodeRef::Batch(1),
-                    hit: CardHit::Choice { item: 0, option: 1 },
-                }
-        });
-        click_at(&mut desk, right);
-        desk.lay_out(viewport());
-        let submit = hit_of(&desk, |target| {
-            *target
-                == HitTarget::Answer {
-                    node: NodeRef::Batch(1),
-                    hit: CardHit::Submit,
-                }
-        });
-        click_at(&mut desk, submit);
-        let written = agent.writer.catch_up().unwrap();
-        let Some(EventBody::ClarificationAnswerSubmitted {
-            batch_id, answers, ..
-        }) = written.last().map(|event| &event.body)
-        else {
-            panic!("the Submit button sends the batch: {written:?}");
+        // Clicks a part of a batch's card in a fresh frame.
+        let press = |desk: &mut Desk, batch: usize, hit: CardHit| {
+            desk.lay_out(viewport());
+            let node = NodeRef::Batch(batch);
+            let part = hit_of(desk, |target| *target == HitTarget::Answer { node, hit });
+            click_at(desk, part);
         };
+        // The answer the agent got last.
+        let submitted = |agent: &mut Agent| {
+            let written = agent.writer.catch_up().unwrap();
+            match written.last().map(|event| event.body.clone()) {
+                Some(EventBody::ClarificationAnswerSubmitted {
+                    batch_id, answers, ..
+                }) => (batch_id, answers),
+                other => panic!("a button sends the batch: {other:?}"),
+            }
+        };
+        // The newest batch is lowest; pick "Right" in it, then press its Submit button.
+        press(&mut desk, 1, CardHit::Choice { item: 0, option: 1 });
+        press(&mut desk, 1, CardHit::Submit);
+        let (batch_id, answers) = submitted(&mut agent);
         assert_eq!(batch_id.as_str(), "b-2");
         assert_eq!(answers[0].selected[0].as_str(), "b");
-        desk.lay_out(viewport());
-        let skip = hit_of(&desk, |target| {
-            *target
-                == HitTarget::Answer {
-                    node: NodeRef::Batch(0),
-                    hit: CardHit::SkipAll,
-                }
-        });
-        click_at(&mut desk, skip);
-        let written = agent.writer.catch_up().unwrap();
-        let Some(EventBody::ClarificationAnswerSubmitted {
-            batch_id, answers, ..
-        }) = written.last().map(|event| &event.body)
-        else {
-            panic!("the Skip all button sends the batch: {written:?}");
-        };
+        press(&mut desk, 0, CardHit::SkipAll);
+        let (batch_id, answers) = submitted(&mut agent);
         assert_eq!(batch_id.as_str(), "b-1");
         assert!(answers.iter().all(|answer| answer.skipped));
     }
 
     #[test]
     fn clicking_an_option_does_not_move_what_is_under_the_pointer() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_root, dir) = scratch_store();
         let mut agent = Agent::start(&dir, "planner");
         agent.ask_choice();
         for _ in 0..6 {
@@ -1342,9 +1305,7 @@ mod mouse_tests {
 
     #[test]
     fn a_folded_message_unfolds_with_a_click_and_with_enter() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_root, dir) = scratch_store();
         let mut agent = Agent::start(&dir, "writer");
         agent.say(&"A long report line that goes on. ".repeat(200));
         let mut desk = desk_over(&dir, agent.writer.path());
@@ -1373,9 +1334,7 @@ mod mouse_tests {
 
     #[test]
     fn the_headers_count_goes_to_the_next_open_question_in_any_session() {
-        let root = tempfile::tempdir().unwrap();
-        let dir = root.path().join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
+        let (_root, dir) = scratch_store();
         let quiet = Agent::start(&dir, "quiet");
         let mut asking = Agent::start(&dir, "asking");
         asking.ask_confirmation();
