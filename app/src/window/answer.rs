@@ -73,6 +73,11 @@ impl Answering {
         self.node
     }
 
+    /// The part with the focus: an item, the general note or the comment.
+    pub fn focus(&self) -> Option<AnswerField> {
+        self.focus
+    }
+
     /// The snapshot the question's index points into.
     pub fn history(&self) -> History {
         self.history

@@ -31,6 +31,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 /// Logical pixels one wheel notch or arrow line scrolls.
 pub const LINE: f32 = 48.0;
+/// Room kept at the transcript's bottom edge for the "more below" pill when a focused part is
+/// scrolled into view.
+const PILL_ROOM: f32 = 40.0;
 
 /// What the last frame showed, for hit tests and keyboard navigation.
 #[derive(Debug, Default)]
@@ -112,6 +115,9 @@ pub struct Desk {
     /// Counts session switches, so the window knows to drop its retained layers.
     pub switches: u64,
     switched_at: Option<Instant>,
+    /// The answer part last scrolled into view, so a part is brought into view once when it
+    /// gets the focus and the human may scroll away from it after.
+    part_in_view: Option<(NodeRef, AnswerField)>,
     /// How long after a session switch clicks are ignored: a click aimed at the last
     /// session's button must not land on the new one's.
     pub click_grace: Duration,
@@ -157,6 +163,7 @@ impl Desk {
             status: None,
             switches: 0,
             switched_at: None,
+            part_in_view: None,
             click_grace: CLICK_GRACE,
         }
     }
@@ -292,7 +299,54 @@ impl Desk {
             regions: frame.regions,
             info: Some(info.clone()),
         };
+        self.bring_focused_part_into_view(&frame);
         Some((frame, info))
+    }
+
+    /// When the keyboard moved to another part of the question (an item below the fold of a
+    /// small or `--mfd` window), scrolls just enough for it to show, clear of the "more below"
+    /// pill at the bottom edge.
+    fn bring_focused_part_into_view(&mut self, frame: &FrameLayout) {
+        let Some((node, part)) = self
+            .answering
+            .as_ref()
+            .and_then(|answering| Some((answering.node(), answering.focus()?)))
+        else {
+            self.part_in_view = None;
+            return;
+        };
+        if self.part_in_view == Some((node, part)) {
+            return;
+        }
+        let hit = match part {
+            AnswerField::Item(item) => CardHit::Item(item),
+            field => CardHit::Field(field),
+        };
+        // The card's own parts, unclipped: a part below the transcript's edge has no hit
+        // region in the frame, but its place in the card is known.
+        let Some(rect) = frame
+            .cards
+            .iter()
+            .find(|card| card.node == node)
+            .and_then(|card| {
+                card.layout
+                    .hits
+                    .iter()
+                    .find(|(_, part)| *part == hit)
+                    .map(|(rect, _)| rect.translate(card.origin.x, card.origin.y))
+            })
+        else {
+            return;
+        };
+        self.part_in_view = Some((node, part));
+        let region = self.shown.regions.transcript;
+        let bottom = region.bottom().0 - PILL_ROOM;
+        if rect.bottom().0 > bottom {
+            let down = (rect.bottom().0 - bottom).min((rect.y - region.y).0.max(0.0));
+            self.pending_scroll += down;
+        } else if rect.y < region.y {
+            self.pending_scroll -= (region.y - rect.y).0;
+        }
     }
 
     /// Whether the last frame was laid out from the snapshot shown now, so its hits and
@@ -1352,5 +1406,49 @@ mod mouse_tests {
             desk.answering().map(Answering::node),
             Some(NodeRef::Confirmation(0))
         );
+    }
+
+    #[test]
+    fn in_a_small_window_the_focused_item_scrolls_into_view() {
+        let (_root, dir) = scratch_store();
+        let log = dir.join("answer.jsonl");
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/window-answer.jsonl");
+        std::fs::copy(fixture, &log).unwrap();
+        let mut desk = desk_over(&dir, &log);
+        let small = Viewport {
+            width: Pixels(600.0),
+            height: Pixels(420.0),
+            scale: chatsurface_compositor::units::ScaleFactor(1.0),
+        };
+        // Frames until the smooth scroll has arrived.
+        let settle = |desk: &mut Desk| {
+            for _ in 0..40 {
+                desk.lay_out(small);
+            }
+        };
+        desk.command(Command::NextOpenQuestion);
+        settle(&mut desk);
+        let node = desk.answering().map(Answering::node).unwrap();
+        let items = match node {
+            NodeRef::Batch(index) => desk.snapshot().batches[index].spec.items.len(),
+            _ => panic!("the fixture's first question is a batch"),
+        };
+        for item in 1..items {
+            desk.command(Command::NextItem);
+            settle(&mut desk);
+            let region = desk.shown.regions.transcript;
+            let rect = hit_of(&desk, |target| {
+                *target
+                    == HitTarget::Answer {
+                        node,
+                        hit: CardHit::Item(item),
+                    }
+            });
+            assert!(
+                rect.y >= region.y && rect.y < region.bottom() - Pixels(PILL_ROOM),
+                "item {item} is in view: {rect:?} in {region:?}"
+            );
+        }
     }
 }
