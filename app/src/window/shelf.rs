@@ -27,6 +27,34 @@ struct Shelved {
     log: SessionLog,
     /// The shelf's clock at the last growth (or at opening, for logs found later).
     grew_at: u64,
+    /// Its open questions, counted when it last grew, so the header's count of what waits
+    /// elsewhere costs one addition per session and frame, not a walk of every timeline.
+    waiting: usize,
+}
+
+impl Shelved {
+    fn new(log: SessionLog, grew_at: u64) -> Shelved {
+        let mut shelved = Shelved {
+            log,
+            grew_at,
+            waiting: 0,
+        };
+        shelved.count_waiting();
+        shelved
+    }
+
+    fn count_waiting(&mut self) {
+        let snapshot = self.log.snapshot();
+        self.waiting = if is_demo(snapshot) {
+            0
+        } else {
+            snapshot
+                .timeline
+                .iter()
+                .filter(|entry| snapshot.is_open_question(entry.node))
+                .count()
+        };
+    }
 }
 
 /// The sessions the window follows: the one shown, and the others.
@@ -56,7 +84,7 @@ impl Shelf {
     pub fn new(log: SessionLog, store: Option<PathBuf>) -> Shelf {
         Shelf {
             store,
-            shown: Shelved { log, grew_at: 0 },
+            shown: Shelved::new(log, 0),
             others: BTreeMap::new(),
             broken: BTreeMap::new(),
             clock: 0,
@@ -79,7 +107,9 @@ impl Shelf {
         let Some(next) = self.others.remove(log) else {
             return false;
         };
-        let previous = std::mem::replace(&mut self.shown, next);
+        let mut previous = std::mem::replace(&mut self.shown, next);
+        // The desk may have answered in it since it last grew.
+        previous.count_waiting();
         self.others
             .insert(previous.log.path().to_path_buf(), previous);
         true
@@ -95,6 +125,7 @@ impl Shelf {
                 Ok(true) => {
                     self.clock += 1;
                     shelved.grew_at = self.clock;
+                    shelved.count_waiting();
                     growth.grown.push(shelved.log.path().to_path_buf());
                 }
                 Ok(false) => {}
@@ -133,13 +164,8 @@ impl Shelf {
                 Ok(log) => {
                     self.broken.remove(&path);
                     self.clock += 1;
-                    self.others.insert(
-                        path.clone(),
-                        Shelved {
-                            log,
-                            grew_at: self.clock,
-                        },
-                    );
+                    self.others
+                        .insert(path.clone(), Shelved::new(log, self.clock));
                     growth.grown.push(path);
                 }
                 Err(error) => {
@@ -178,20 +204,9 @@ impl Shelf {
     /// What waits in every session but the one shown.
     pub fn elsewhere(&self) -> Elsewhere {
         let mut elsewhere = Elsewhere::default();
-        for shelved in self.others.values() {
-            let snapshot = shelved.log.snapshot();
-            if is_demo(snapshot) {
-                continue;
-            }
-            let questions = snapshot
-                .timeline
-                .iter()
-                .filter(|entry| snapshot.is_open_question(entry.node))
-                .count();
-            if questions > 0 {
-                elsewhere.questions += questions;
-                elsewhere.sessions += 1;
-            }
+        for shelved in self.others.values().filter(|shelved| shelved.waiting > 0) {
+            elsewhere.questions += shelved.waiting;
+            elsewhere.sessions += 1;
         }
         elsewhere
     }
