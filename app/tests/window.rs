@@ -77,7 +77,17 @@ impl Display {
             }
             let name = format!(":{number}");
             let mut server = Command::new("Xvfb")
-                .args([&name, "-screen", "0", "1600x1000x24", "-nolisten", "tcp"])
+                // -noreset: when the last client leaves (a window closed before the next opens),
+                // Xvfb would otherwise reset and refuse connections for a moment.
+                .args([
+                    &name,
+                    "-screen",
+                    "0",
+                    "1600x1000x24",
+                    "-nolisten",
+                    "tcp",
+                    "-noreset",
+                ])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -168,7 +178,7 @@ impl Window {
 
     /// Starts a prepared `chatsurface` command and waits for its window to take the keyboard.
     fn spawn(display: &Display, mut command: Command) -> Window {
-        let child = command
+        let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -178,6 +188,9 @@ impl Window {
             let found = display.xdotool(&["search", "--name", "chatsurface"]);
             if let Some(id) = found.lines().next().filter(|id| !id.is_empty()) {
                 break id.to_owned();
+            }
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("the window exited before it appeared ({status}); its error is above");
             }
             assert!(
                 started.elapsed() < Duration::from_secs(60),
