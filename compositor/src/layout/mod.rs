@@ -773,4 +773,34 @@ mod tests {
             "past its deadline, nothing is left"
         );
     }
+
+    #[test]
+    fn an_overview_row_too_long_for_the_panel_ends_in_an_ellipsis_not_mid_glyph() {
+        let long = "A branch title that goes on well past what a panel holds";
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            format!(
+                r#"{{"type":"thread_opened","thread":{{"id":"b","parent":"main","title":"{long}","kind":"branch"}}}}"#
+            ),
+        ]);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let frame = lay_out(&mut engine, &snapshot, &request());
+        let overview = frame.regions.overview;
+        let rows: Vec<_> = frame
+            .scene
+            .texts
+            .iter()
+            .filter(|run| overview.contains_xy(run.origin.x.0 + 1.0, run.origin.y.0 + 1.0))
+            .collect();
+        assert!(!rows.is_empty());
+        for run in rows {
+            assert!(
+                run.origin.x + run.text.width <= run.clip.right() + Pixels(0.5),
+                "a row's words fit its room: {:?} + {:?} in {:?}",
+                run.origin,
+                run.text.width,
+                run.clip
+            );
+        }
+    }
 }
