@@ -3,136 +3,15 @@
 
 use serde_json::{json, Value};
 use std::io::Read;
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// A data directory, a socket and a running server, torn down on drop.
-struct Surface {
-    dir: PathBuf,
-    server: Option<Child>,
-}
+mod common;
 
+use common::Surface;
+
+/// What only these tests ask of the surface.
 impl Surface {
-    fn new(name: &str) -> Surface {
-        let dir = std::env::temp_dir().join(format!("cs-api-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut surface = Surface { dir, server: None };
-        surface.start();
-        surface
-    }
-
-    fn socket(&self) -> PathBuf {
-        self.dir.join("run/api.sock")
-    }
-
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_chatsurface"));
-        command
-            .args(args)
-            .env("CHATSURFACE_DATA_DIR", self.dir.join("data"))
-            .env("CHATSURFACE_SOCKET", self.socket())
-            .env_remove("CHATSURFACE_TOKEN");
-        command
-    }
-
-    fn start(&mut self) {
-        let server = self
-            .command(&["serve"])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        self.server = Some(server);
-        let started = Instant::now();
-        while std::os::unix::net::UnixStream::connect(self.socket()).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the server did not come up"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn kill_server(&mut self) {
-        if let Some(mut server) = self.server.take() {
-            let _ = server.kill();
-            let _ = server.wait();
-        }
-    }
-
-    fn integration(&self, slug: &str, dialogs: bool) -> String {
-        let mut args = vec!["integration", "add", slug];
-        if dialogs {
-            args.push("--dialogs");
-        }
-        let output = self.command(&args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let stdout = String::from_utf8(output.stdout).unwrap();
-        assert_eq!(
-            stdout.lines().count(),
-            1,
-            "the token is the only line: {stdout:?}"
-        );
-        stdout.trim().to_owned()
-    }
-
-    fn operator_token(&self) -> String {
-        std::fs::read_to_string(self.dir.join("data/operator.token"))
-            .unwrap()
-            .trim()
-            .to_owned()
-    }
-
-    /// A request with curl: returns (status, JSON body).
-    fn http(
-        &self,
-        method: &str,
-        path: &str,
-        token: Option<&str>,
-        body: Option<&[u8]>,
-    ) -> (u16, Value) {
-        let mut command = Command::new("curl");
-        command
-            .args([
-                "-sS",
-                "--max-time",
-                "30",
-                "-X",
-                method,
-                "-w",
-                "\n%{http_code}",
-                "--unix-socket",
-            ])
-            .arg(self.socket());
-        if let Some(token) = token {
-            command.args(["-H", &format!("Authorization: Bearer {token}")]);
-        }
-        if let Some(body) = body {
-            static BODIES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-            let number = BODIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let file = self.dir.join(format!("body-{number}"));
-            std::fs::write(&file, body).unwrap();
-            command
-                .args(["-H", "Content-Type: application/json", "--data-binary"])
-                .arg(format!("@{}", file.display()));
-        }
-        let output = command
-            .arg(format!("http://chatsurface{path}"))
-            .output()
-            .expect("curl runs");
-        let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        let (body, status) = text.rsplit_once('\n').unwrap_or(("", "0"));
-        (
-            status.trim().parse().unwrap_or(0),
-            serde_json::from_str(body).unwrap_or(Value::Null),
-        )
-    }
-
     fn pending(&self) -> Vec<Value> {
         let (status, body) = self.http("GET", "/v1/pending", Some(&self.operator_token()), None);
         assert_eq!(status, 200, "{body}");
@@ -176,12 +55,6 @@ impl Surface {
     }
 }
 
-impl Drop for Surface {
-    fn drop(&mut self) {
-        self.kill_server();
-    }
-}
-
 fn finish(child: Child) -> Output {
     child.wait_with_output().unwrap()
 }
@@ -192,7 +65,7 @@ fn stdout(output: &Output) -> String {
 
 #[test]
 fn ask_blocks_until_the_operator_chooses_and_prints_the_option_id() {
-    let surface = Surface::new("choose");
+    let surface = Surface::new("cs-api", "choose");
     let token = surface.integration("deploy", true);
     let ask = surface.ask(
         &token,
@@ -242,7 +115,7 @@ fn ask_blocks_until_the_operator_chooses_and_prints_the_option_id() {
 
 #[test]
 fn a_declined_confirmation_exits_1_with_the_comment() {
-    let surface = Surface::new("decline");
+    let surface = Surface::new("cs-api", "decline");
     let token = surface.integration("agent", true);
     let ask = surface.ask(
         &token,
@@ -274,7 +147,7 @@ fn a_declined_confirmation_exits_1_with_the_comment() {
 
 #[test]
 fn one_dialog_per_integration_and_tokens_are_checked() {
-    let surface = Surface::new("rules");
+    let surface = Surface::new("cs-api", "rules");
     let token = surface.integration("ci", true);
     let quiet = surface.integration("quiet", false);
     let first = surface.ask(&token, &["ci", "First?", "--accept", "Yes"]);
@@ -333,7 +206,7 @@ fn one_dialog_per_integration_and_tokens_are_checked() {
 
 #[test]
 fn bad_input_is_a_json_4xx_and_writes_nothing() {
-    let surface = Surface::new("bad");
+    let surface = Surface::new("cs-api", "bad");
     let token = surface.integration("bad", true);
     let too_long = json!({"message": "x".repeat(601)});
     let (status, body) = surface.http(
@@ -371,7 +244,7 @@ fn bad_input_is_a_json_4xx_and_writes_nothing() {
 
 #[test]
 fn options_picked_and_text_written_are_both_printed_ids_first() {
-    let surface = Surface::new("both");
+    let surface = Surface::new("cs-api", "both");
     let token = surface.integration("deploy", true);
     let ask = surface.ask(
         &token,
@@ -403,7 +276,7 @@ fn options_picked_and_text_written_are_both_printed_ids_first() {
 
 #[test]
 fn a_question_expires_at_its_timeout() {
-    let surface = Surface::new("expire");
+    let surface = Surface::new("cs-api", "expire");
     let token = surface.integration("slow", true);
     let started = Instant::now();
     let output = finish(surface.ask(&token, &["slow", "Anyone there?", "--timeout", "5s"]));
@@ -419,7 +292,7 @@ fn a_question_expires_at_its_timeout() {
 
 #[test]
 fn a_client_that_disconnects_withdraws_its_question() {
-    let surface = Surface::new("disconnect");
+    let surface = Surface::new("cs-api", "disconnect");
     let token = surface.integration("gone", true);
     let mut ask = surface.ask(&token, &["gone", "Still there?", "-o", "a", "-o", "b"]);
     surface.wait_pending(1);
@@ -431,7 +304,7 @@ fn a_client_that_disconnects_withdraws_its_question() {
 
 #[test]
 fn after_kill_9_the_acknowledged_answer_is_kept_and_the_orphan_is_withdrawn() {
-    let mut surface = Surface::new("kill9");
+    let mut surface = Surface::new("cs-api", "kill9");
     let token = surface.integration("crash", true);
     let first = surface.ask(
         &token,
@@ -477,7 +350,7 @@ fn after_kill_9_the_acknowledged_answer_is_kept_and_the_orphan_is_withdrawn() {
 
 #[test]
 fn a_batch_keeps_its_deadline_across_a_restart() {
-    let mut surface = Surface::new("deadline");
+    let mut surface = Surface::new("cs-api", "deadline");
     let token = surface.integration("planner", false);
     let open = |id: &str, timeout_s: f64| {
         let batch = json!({
@@ -537,7 +410,7 @@ fn finish_with_timeout(child: &mut Child) -> Option<i32> {
 #[test]
 fn the_socket_is_private() {
     use std::os::unix::fs::PermissionsExt;
-    let surface = Surface::new("mode");
+    let surface = Surface::new("cs-api", "mode");
     let mode = std::fs::metadata(surface.socket())
         .unwrap()
         .permissions()
@@ -547,7 +420,7 @@ fn the_socket_is_private() {
 
 #[test]
 fn an_agent_mirrors_its_session_and_reads_it_back() {
-    let surface = Surface::new("mirror");
+    let surface = Surface::new("cs-api", "mirror");
     let token = surface.integration("codex", false);
     let post = |path: &str, body: Value| {
         surface.http(
@@ -606,7 +479,7 @@ fn an_agent_mirrors_its_session_and_reads_it_back() {
 
 #[test]
 fn many_events_in_one_request_land_together_or_not_at_all() {
-    let surface = Surface::new("events");
+    let surface = Surface::new("cs-api", "events");
     let token = surface.integration("streamer", false);
     let post = |body: Value| {
         surface.http(
@@ -673,7 +546,7 @@ fn many_events_in_one_request_land_together_or_not_at_all() {
 
 #[test]
 fn a_batch_with_wait_returns_pending_and_is_answered_later() {
-    let surface = Surface::new("batch");
+    let surface = Surface::new("cs-api", "batch");
     let token = surface.integration("claude", false);
     let batch = json!({
         "id": "b1", "title": "Storage", "wait": 0.2,
@@ -721,7 +594,7 @@ fn a_batch_with_wait_returns_pending_and_is_answered_later() {
 
 #[test]
 fn removing_an_integration_withdraws_its_waiting_question() {
-    let surface = Surface::new("remove");
+    let surface = Surface::new("cs-api", "remove");
     let token = surface.integration("temp", true);
     let ask = surface.ask(&token, &["temp", "Keep going?", "--accept", "Yes"]);
     surface.wait_pending(1);
@@ -737,7 +610,7 @@ fn removing_an_integration_withdraws_its_waiting_question() {
 
 #[test]
 fn events_stream_as_server_sent_events() {
-    let surface = Surface::new("sse");
+    let surface = Surface::new("cs-api", "sse");
     let token = surface.integration("watcher", false);
     let post = json!({"role": "agent", "text": "first"});
     assert_eq!(
@@ -789,7 +662,7 @@ fn events_stream_as_server_sent_events() {
 
 #[test]
 fn concurrent_agents_get_distinct_ids_and_one_main_thread() {
-    let surface = Surface::new("concurrent");
+    let surface = Surface::new("cs-api", "concurrent");
     let token = surface.integration("swarm", false);
     let surface = std::sync::Arc::new(surface);
     let posts: Vec<_> = (0..12)

@@ -7,91 +7,24 @@
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::path::Path;
+use std::process::{ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A data directory, a socket and a running `chatsurface serve`, torn down on drop.
-struct Surface {
-    dir: PathBuf,
-    server: Child,
-}
+mod common;
 
+use common::Surface;
+
+/// What only this test asks of the surface.
 impl Surface {
-    fn start(name: &str) -> Surface {
-        let dir = std::env::temp_dir().join(format!("cs-mcp-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let server = command(&dir, &["serve"])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let surface = Surface { dir, server };
-        let started = Instant::now();
-        while std::os::unix::net::UnixStream::connect(surface.socket()).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the server did not come up"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        surface
-    }
-
-    fn socket(&self) -> PathBuf {
-        self.dir.join("run/api.sock")
-    }
-
-    fn integration(&self, slug: &str) -> String {
-        let output = command(&self.dir, &["integration", "add", slug])
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap().trim().to_owned()
-    }
-
-    fn operator_token(&self) -> String {
-        std::fs::read_to_string(self.dir.join("data/operator.token"))
-            .unwrap()
-            .trim()
-            .to_owned()
-    }
-
-    /// A request with curl as the operator: (status, JSON body).
+    /// A request as the operator: (status, JSON body).
     fn operator(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
-        let mut curl = Command::new("curl");
-        curl.args([
-            "-sS",
-            "--max-time",
-            "30",
-            "-X",
+        let body = body.map(Value::to_string);
+        self.http(
             method,
-            "-w",
-            "\n%{http_code}",
-        ])
-        .arg("--unix-socket")
-        .arg(self.socket())
-        .args([
-            "-H",
-            &format!("Authorization: Bearer {}", self.operator_token()),
-        ]);
-        if let Some(body) = body {
-            curl.args(["-H", "Content-Type: application/json", "--data-binary"])
-                .arg(body.to_string());
-        }
-        let output = curl
-            .arg(format!("http://chatsurface{path}"))
-            .output()
-            .expect("curl runs");
-        let text = String::from_utf8_lossy(&output.stdout).into_owned();
-        let (body, status) = text.rsplit_once('\n').unwrap_or(("", "0"));
-        (
-            status.trim().parse().unwrap_or(0),
-            serde_json::from_str(body).unwrap_or(Value::Null),
+            path,
+            Some(&self.operator_token()),
+            body.as_deref().map(str::as_bytes),
         )
     }
 
@@ -125,27 +58,6 @@ impl Surface {
     }
 }
 
-impl Drop for Surface {
-    fn drop(&mut self) {
-        let _ = self.server.kill();
-        let _ = self.server.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-/// `chatsurface ARGS` against the surface in `dir`, with no token inherited.
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_chatsurface"));
-    command
-        .args(args)
-        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
-        .env("CHATSURFACE_SOCKET", dir.join("run/api.sock"))
-        .env_remove("CHATSURFACE_TOKEN")
-        .env_remove("CHATSURFACE_OPERATOR_TOKEN")
-        .env_remove("CHATSURFACE_SESSION");
-    command
-}
-
 /// Whether the Python MCP SDK can be imported; without it, a note (or, under CI, a failure).
 fn python_mcp_available() -> bool {
     let available = Command::new("python3")
@@ -176,8 +88,8 @@ fn python_mcp_client_lists_the_tools_and_gets_answers_now_and_later() {
     if !python_mcp_available() {
         return;
     }
-    let surface = Surface::start("python");
-    let token = surface.integration("agent");
+    let surface = Surface::new("cs-mcp", "python");
+    let token = surface.integration("agent", false);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/mcp_client.py");
     let mut client = Command::new("python3")
         .arg(&script)
