@@ -138,6 +138,27 @@ impl ChatSurfaceMcp {
     }
 
     /// `/v1/sessions/{session}/{rest}`.
+    /// Posts something to mirror into the session (`messages`, `threads`) as this
+    /// integration; the surface's answer, as JSON text.
+    async fn mirror(
+        &self,
+        context: &RequestContext<RoleServer>,
+        what: &str,
+        body: Value,
+    ) -> Result<String, String> {
+        let auth = self.integration()?;
+        let reply = self
+            .call(
+                context,
+                Method::POST,
+                &self.session_path(what),
+                &auth,
+                Some(&body),
+            )
+            .await?;
+        Ok(reply.to_string())
+    }
+
     fn session_path(&self, rest: &str) -> String {
         format!("/v1/sessions/{}/{rest}", segment(&self.config.session))
     }
@@ -349,17 +370,7 @@ impl ChatSurfaceMcp {
         Parameters(args): Parameters<PostMessageArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<String, String> {
-        let auth = self.integration()?;
-        let reply = self
-            .call(
-                &context,
-                Method::POST,
-                &self.session_path("messages"),
-                &auth,
-                Some(&json!(args)),
-            )
-            .await?;
-        Ok(reply.to_string())
+        self.mirror(&context, "messages", json!(args)).await
     }
 
     #[tool(
@@ -373,17 +384,7 @@ impl ChatSurfaceMcp {
         Parameters(args): Parameters<OpenThreadArgs>,
         context: RequestContext<RoleServer>,
     ) -> Result<String, String> {
-        let auth = self.integration()?;
-        let reply = self
-            .call(
-                &context,
-                Method::POST,
-                &self.session_path("threads"),
-                &auth,
-                Some(&json!(args)),
-            )
-            .await?;
-        Ok(reply.to_string())
+        self.mirror(&context, "threads", json!(args)).await
     }
 }
 
