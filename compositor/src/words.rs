@@ -305,6 +305,14 @@ impl Lang {
         }
     }
 
+    /// The pill over the transcript's bottom edge.
+    pub fn more_below(self, count: usize) -> String {
+        match self {
+            Lang::En => format!("↓ {count} more below · End or click: newest"),
+            Lang::Ru => format!("↓ ещё {count} ниже · End или щелчок: к новым"),
+        }
+    }
+
     /// "here", after what waits in the session shown.
     pub fn here(self) -> &'static str {
         match self {

@@ -814,6 +814,10 @@ impl Desk {
                 }
             }
             Some(HitTarget::Waiting) => self.next_open_question(),
+            Some(HitTarget::MoreBelow) => {
+                self.pending_scroll = 0.0;
+                self.scroll = ScrollAnchor::Bottom;
+            }
             Some(HitTarget::Answer {
                 node,
                 hit: CardHit::Attachment,
@@ -1450,5 +1454,23 @@ mod mouse_tests {
                 "item {item} is in view: {rect:?} in {region:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_click_on_the_more_below_pill_goes_to_the_newest() {
+        let (_root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "chatty");
+        for _ in 0..30 {
+            agent.say("Another line of progress, one of many.");
+        }
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.lay_out(viewport());
+        desk.command(Command::Top);
+        desk.lay_out(viewport());
+        assert!(!desk.shown.info.as_ref().unwrap().at_bottom);
+        let pill = hit_of(&desk, |target| *target == HitTarget::MoreBelow);
+        click_at(&mut desk, pill);
+        desk.lay_out(viewport());
+        assert!(desk.shown.info.as_ref().unwrap().at_bottom);
     }
 }

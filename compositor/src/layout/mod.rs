@@ -41,6 +41,8 @@ pub enum HitTarget {
     Block(NodeRef),
     /// A thread row of the overview.
     OverviewThread(usize),
+    /// The "more below" pill: a click jumps to the newest content.
+    MoreBelow,
     /// What waits for the human: the header's pill, or the overview's row counting the open
     /// questions it had no room for. A click goes to the next open question.
     Waiting,
@@ -264,7 +266,14 @@ impl LayoutEngine {
             });
         }
         if !placed.at_bottom && placed.blocks_below > 0 {
-            self.paint_more_below(placed.blocks_below, regions.transcript, &style, &mut scene);
+            let pill = self.paint_more_below(
+                placed.blocks_below,
+                regions.transcript,
+                (&style, intent.lang),
+                &mut scene,
+            );
+            // Overlays are hit first: the pill lies over the cards.
+            hits.insert(0, (pill, HitTarget::MoreBelow));
         }
         FrameLayout {
             scene,
@@ -277,15 +286,17 @@ impl LayoutEngine {
         }
     }
 
+    /// The pill saying how much is below the view; in the bottom right corner, where it hides
+    /// the least of the cards' left-aligned text. Returns where it is.
     fn paint_more_below(
         &mut self,
         count: usize,
         region: Rect,
-        style: &crate::theme::Style,
+        (style, lang): (&crate::theme::Style, crate::words::Lang),
         scene: &mut Scene,
-    ) {
+    ) -> Rect {
         let palette = style.palette;
-        let words = format!("↓ {count} more below · End jumps to the newest");
+        let words = lang.more_below(count);
         let line = self.lines.line(
             &words,
             SpanStyle {
@@ -298,7 +309,7 @@ impl LayoutEngine {
         let width = line.width + Pixels(24.0);
         let height = line.height + Pixels(10.0);
         let pill = Rect {
-            x: region.x + (region.width - width) * 0.5,
+            x: (region.right() - width - Pixels(12.0)).max(region.x),
             y: region.bottom() - height - Pixels(8.0),
             width,
             height,
@@ -321,6 +332,7 @@ impl LayoutEngine {
             color: palette.background,
             layer: Layer::Overlay,
         });
+        pill
     }
 
     /// The anchor after scrolling the transcript by `delta` logical pixels (positive shows
