@@ -11,6 +11,7 @@
 //! writes to the snapshot: the overview and the transcript are two projections of one history.
 
 pub mod answering;
+pub mod color;
 pub mod declutter;
 pub mod identity;
 pub mod intent;
@@ -142,7 +143,7 @@ impl ChatSurfaceCompositor {
         width: Pixels,
         scale: units::ScaleFactor,
     ) -> tiny_skia::Pixmap {
-        let mut scene = scene::Scene::new(width, card.height, theme::Color::TRANSPARENT);
+        let mut scene = scene::Scene::new(width, card.height, color::Color::TRANSPARENT);
         let bounds = scene.bounds();
         card.paint(&mut scene, units::Point::default(), bounds);
         self.paint_scene(&scene, scale)

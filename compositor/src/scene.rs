@@ -5,8 +5,8 @@
 //! Layout fills a scene; a rasteriser paints it. The scene knows nothing of snapshots, cards or
 //! themes, only rectangles, colours and shaped glyphs.
 
+use crate::color::Color;
 use crate::text::ShapedText;
-use crate::theme::Color;
 use crate::units::{Pixels, Point, Rect};
 use std::sync::Arc;
 

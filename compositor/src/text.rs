@@ -7,8 +7,8 @@
 //! styled spans into [`ShapedText`]: positioned glyphs with a measured size. It does not decide
 //! what text to show, nor draw anything.
 
+use crate::color::Color;
 use crate::identity::PaintId;
-use crate::theme::Color;
 use crate::units::Pixels;
 use cosmic_text::{
     fontdb, Attrs, Buffer, Family, FontSystem, LayoutGlyph, Metrics, Shaping, Style as FontStyle,

@@ -4,47 +4,10 @@
 //! arm's length, so it trades density for contrast and larger type. Nothing here depends on a
 //! snapshot: the compositor picks a [`Style`] once per frame and every stage reads from it.
 
+use crate::color::Color;
 use crate::units::Pixels;
 use std::fmt;
 use std::str::FromStr;
-
-/// An sRGB colour with straight (not premultiplied) alpha.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Color {
-    /// Red.
-    pub r: u8,
-    /// Green.
-    pub g: u8,
-    /// Blue.
-    pub b: u8,
-    /// Opacity.
-    pub a: u8,
-}
-
-impl Color {
-    /// Nothing: a layer's background where the layers under it must show through.
-    pub const TRANSPARENT: Color = Color {
-        r: 0,
-        g: 0,
-        b: 0,
-        a: 0,
-    };
-
-    /// An opaque colour from `0xRRGGBB`.
-    pub const fn hex(rgb: u32) -> Color {
-        Color {
-            r: (rgb >> 16) as u8,
-            g: (rgb >> 8) as u8,
-            b: rgb as u8,
-            a: 255,
-        }
-    }
-
-    /// The same colour with another opacity.
-    pub const fn with_alpha(self, a: u8) -> Color {
-        Color { a, ..self }
-    }
-}
 
 /// Which look the operator chose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -9,9 +9,9 @@
 //! rectangles over the layers, so moving them repaints nothing.
 
 use super::gpu::{DrawItem, Gpu, LayerTexture};
+use chatsurface_compositor::color::Color;
 use chatsurface_compositor::identity::PaintId;
 use chatsurface_compositor::layout::{CardLayout, FrameLayout};
-use chatsurface_compositor::theme::Color;
 use chatsurface_compositor::units::{Rect, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use std::collections::HashMap;

@@ -8,11 +8,12 @@
 
 use super::card::{column_style, CardBuilder, CardLayout, Decoration, TextLook};
 use crate::answering::{AnswerField, AnswerView, CardHit, FieldCaret};
+use crate::color::Color;
 use crate::declutter::{kind_label, Presentation, TranscriptBlock};
 use crate::markdown::{parse_markdown, plain_text, InlineSpan, MarkdownBlock};
 use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
 use crate::text::{SpanStyle, TextSystem};
-use crate::theme::{Color, Palette, Style};
+use crate::theme::{Palette, Style};
 use crate::units::Pixels;
 use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{

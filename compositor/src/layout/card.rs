@@ -8,10 +8,10 @@
 //! about what a card means.
 
 use crate::answering::CardHit;
+use crate::color::Color;
 use crate::identity::PaintId;
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{ShapedText, SpanStyle, TextLayoutParams, TextSystem};
-use crate::theme::Color;
 use crate::units::{Pixels, Point, Rect};
 use std::sync::Arc;
 use taffy::prelude::*;

@@ -6,11 +6,12 @@
 
 use super::lines::LineCache;
 use super::HitTarget;
+use crate::color::Color;
 use crate::declutter::{OverviewEntry, OverviewRow};
 use crate::markdown::plain_text;
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{SpanStyle, TextSystem};
-use crate::theme::{Color, Style};
+use crate::theme::Style;
 use crate::units::{Pixels, Point, Rect};
 use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{NodeRef, Snapshot, ThreadStatus};

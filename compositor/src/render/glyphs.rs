@@ -5,7 +5,7 @@
 //! rectangle, because drawing each glyph as a tiny-skia image would cost an allocation per
 //! glyph. This module knows pixels only.
 
-use crate::theme::Color;
+use crate::color::Color;
 use cosmic_text::{SwashContent, SwashImage};
 
 /// A rectangle of device pixels, `[x0, x1) × [y0, y1)`.

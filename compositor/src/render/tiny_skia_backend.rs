@@ -7,9 +7,9 @@
 
 use super::glyphs::{DeviceClip, FrameBuffer};
 use super::Rasterizer;
+use crate::color::Color;
 use crate::scene::{Layer, Quad, Scene};
 use crate::text::TextSystem;
-use crate::theme::Color;
 use crate::units::{DevicePixels, Rect, ScaleFactor};
 use tiny_skia::{FillRule, Mask, Paint, PathBuilder, Pixmap, PixmapMut, Stroke, Transform};
 
