@@ -370,9 +370,10 @@ impl Desk {
         if growth.grown.is_empty() {
             return false;
         }
-        let shown = self.session().path().to_path_buf();
+        // The fold keeps these counts per thread: no walk of the timeline per look.
+        let snapshot = self.snapshot();
         let waiting_here =
-            !is_demo(self.snapshot()) && self.shelf.waiting().iter().any(|q| q.log == shown);
+            !is_demo(snapshot) && snapshot.open_questions() + snapshot.pending_confirmations() > 0;
         if self.answering.is_none() && !waiting_here {
             let last = self.shelf.last_grown().to_path_buf();
             self.switch_to(&last);
