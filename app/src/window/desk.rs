@@ -546,18 +546,12 @@ impl Desk {
 
     /// Saves the working answer's unsaved changes as a draft.
     pub fn save_draft(&mut self) {
-        let snapshot = self.snapshot();
-        if self
-            .answering
-            .as_ref()
-            .is_some_and(|answering| answering.history() != snapshot.history)
-        {
-            return;
-        }
         let snapshot = self.shelf.shown().snapshot();
+        // A draft of another session's question has no place in this log.
         let Some(draft) = self
             .answering
             .as_mut()
+            .filter(|answering| answering.history() == snapshot.history)
             .and_then(|answering| answering.take_draft(snapshot))
         else {
             return;
