@@ -7,7 +7,7 @@
 //! follow belong to [`crate::api::dialog`] and the server; this module must not duplicate them,
 //! and it must not touch the store or the server.
 
-use crate::api::dialog::DialogAnswer;
+use crate::api::protocol::DialogAnswer;
 use crate::client::http::{exchange, ExchangeError};
 use hyper::{Method, StatusCode};
 use serde_json::{json, Map, Value};
