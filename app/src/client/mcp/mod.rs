@@ -163,6 +163,18 @@ impl ChatSurfaceMcp {
         format!("/v1/sessions/{}/{rest}", segment(&self.config.session))
     }
 
+    /// Opens a clarification batch in the configured session (`body` as the API takes it).
+    async fn open_batch(
+        &self,
+        context: &RequestContext<RoleServer>,
+        auth: &Auth<'_>,
+        body: &Value,
+    ) -> Result<Value, String> {
+        let path = self.session_path("clarifications");
+        self.call(context, Method::POST, &path, auth, Some(body))
+            .await
+    }
+
     /// One request, given up when the client cancels the tool call.
     async fn call(
         &self,
@@ -253,15 +265,7 @@ impl ChatSurfaceMcp {
         let items = mapping::question_items(&args.questions);
         let batch_id = format!("ask-{:016x}", fastrand::u64(..));
         let body = mapping::batch_body(&batch_id, &items, wait);
-        let reply = self
-            .call(
-                &context,
-                Method::POST,
-                &self.session_path("clarifications"),
-                &auth,
-                Some(&body),
-            )
-            .await?;
+        let reply = self.open_batch(&context, &auth, &body).await?;
         match mapping::outcome_of(&reply)? {
             Outcome::Answered(response) => {
                 Ok(mapping::answers_result(&items, &response).to_string())
@@ -325,15 +329,7 @@ impl ChatSurfaceMcp {
         let auth = self.integration()?;
         let mut body = json!(batch);
         body["wait"] = json!(0);
-        let reply = self
-            .call(
-                &context,
-                Method::POST,
-                &self.session_path("clarifications"),
-                &auth,
-                Some(&body),
-            )
-            .await?;
+        let reply = self.open_batch(&context, &auth, &body).await?;
         match mapping::outcome_of(&reply)? {
             Outcome::Pending { batch_id } => Ok(json!({ "batch_id": batch_id }).to_string()),
             Outcome::Answered(_) | Outcome::Closed { .. } => Ok(reply.to_string()),
