@@ -11,7 +11,7 @@ use chatsurface_compositor::intent::{IntentRequest, Viewport};
 use chatsurface_compositor::layout::frame_regions;
 use chatsurface_compositor::text::FontSet;
 use chatsurface_compositor::theme::{Density, Theme};
-use chatsurface_compositor::units::{Pixels, ScaleFactor};
+use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_model::{read_log, Snapshot};
 use std::path::{Path, PathBuf};
@@ -38,8 +38,8 @@ fn load(relative: &str) -> Snapshot {
 fn request(width: f32, height: f32, scale: f32, theme: Theme) -> IntentRequest {
     IntentRequest {
         viewport: Viewport {
-            width: Pixels(width),
-            height: Pixels(height),
+            width: px(width),
+            height: px(height),
             scale: ScaleFactor(scale),
         },
         theme,
@@ -179,13 +179,13 @@ fn hostile_text_renders_and_stays_inside_its_regions() {
     // there is the background colour, so nothing spilled out of its card sideways.
     let intent = chatsurface_compositor::intent::resolve_intent(&snapshot, &request).unwrap();
     let regions = frame_regions(&intent);
-    let gutter_left = (regions.overview.right().0 + 10.0) as u32;
-    let gutter_right = (regions.transcript.x.0 - 2.0) as u32;
+    let gutter_left = (regions.overview.right().as_f32() + 10.0) as u32;
+    let gutter_right = (regions.transcript.x.as_f32() - 2.0) as u32;
     assert!(gutter_right > gutter_left);
     let background = frame
-        .pixel(gutter_left, 5 + regions.transcript.y.0 as u32)
+        .pixel(gutter_left, 5 + regions.transcript.y.as_f32() as u32)
         .unwrap();
-    for y in regions.transcript.y.0 as u32..frame.height() - 10 {
+    for y in regions.transcript.y.as_f32() as u32..frame.height() - 10 {
         for x in gutter_left..gutter_right {
             assert_eq!(
                 frame.pixel(x, y).unwrap(),

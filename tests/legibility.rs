@@ -8,7 +8,7 @@
 use chatsurface_compositor::intent::{IntentRequest, Viewport};
 use chatsurface_compositor::text::FontSet;
 use chatsurface_compositor::theme::Theme;
-use chatsurface_compositor::units::{Pixels, ScaleFactor};
+use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_model::read_log;
 use std::path::{Path, PathBuf};
@@ -34,8 +34,8 @@ fn read_frame(log: &str, theme: Theme, width: f32, height: f32) -> Option<String
     let snapshot = read_log(&root().join(log)).unwrap().snapshot;
     let request = IntentRequest {
         viewport: Viewport {
-            width: Pixels(width),
-            height: Pixels(height),
+            width: px(width),
+            height: px(height),
             scale: ScaleFactor(2.0),
         },
         theme,

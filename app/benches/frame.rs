@@ -7,7 +7,7 @@
 use chatsurface::dev::generate::{generate, GeneratorConfig};
 use chatsurface_compositor::intent::{IntentRequest, Viewport};
 use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::units::{Pixels, ScaleFactor};
+use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_model::{read_log, LogWriter};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
@@ -34,8 +34,8 @@ fn generated_log() -> PathBuf {
 fn request(width: f32, height: f32) -> IntentRequest {
     IntentRequest {
         viewport: Viewport {
-            width: Pixels(width),
-            height: Pixels(height),
+            width: px(width),
+            height: px(height),
             scale: ScaleFactor(1.0),
         },
         ..IntentRequest::default()
@@ -71,9 +71,7 @@ fn benches(c: &mut Criterion) {
             format!("frame_after_scrolling_one_screen_{width}x{height}"),
             |b| {
                 b.iter(|| {
-                    request.scroll = compositor
-                        .scroll(&snapshot, &request, Pixels(-height))
-                        .unwrap();
+                    request.scroll = compositor.scroll(&snapshot, &request, px(-height)).unwrap();
                     let (pixmap, _) = compositor.compose(&snapshot, &request).unwrap();
                     black_box(pixmap.width());
                 })

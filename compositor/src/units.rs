@@ -2,13 +2,20 @@
 //!
 //! Everything up to the display list is measured in logical [`Pixels`]; only the rasteriser
 //! multiplies by the [`ScaleFactor`] and works in [`DevicePixels`]. A value changes unit only
-//! through the explicit conversions here.
+//! through the explicit conversions here: [`px`] makes a length, [`Pixels::as_f32`] gives its
+//! number back, [`Pixels::to_device`] and [`Rect::to_device`] go to the device.
 
-use std::ops::{Add, AddAssign, Mul, Sub, SubAssign};
+use std::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
 
-/// A length in logical pixels (what the operator's theme sizes are written in).
+/// A length in logical pixels (what the operator's theme sizes are written in). Outside this
+/// crate it is made with [`px`] and read with [`Pixels::as_f32`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
-pub struct Pixels(pub f32);
+pub struct Pixels(pub(crate) f32);
+
+/// A length of `value` logical pixels.
+pub const fn px(value: f32) -> Pixels {
+    Pixels(value)
+}
 
 /// A length in device pixels (what the frame buffer holds).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -21,6 +28,11 @@ pub struct ScaleFactor(pub f32);
 impl Pixels {
     /// Zero pixels.
     pub const ZERO: Pixels = Pixels(0.0);
+
+    /// The number of logical pixels.
+    pub const fn as_f32(self) -> f32 {
+        self.0
+    }
 
     /// The length on a device with this scale, rounded to whole device pixels.
     pub fn to_device(self, scale: ScaleFactor) -> DevicePixels {
@@ -71,6 +83,28 @@ impl Mul<f32> for Pixels {
     }
 }
 
+impl Div<f32> for Pixels {
+    type Output = Pixels;
+    fn div(self, rhs: f32) -> Pixels {
+        Pixels(self.0 / rhs)
+    }
+}
+
+/// How many times one length goes into another.
+impl Div for Pixels {
+    type Output = f32;
+    fn div(self, rhs: Pixels) -> f32 {
+        self.0 / rhs.0
+    }
+}
+
+impl Neg for Pixels {
+    type Output = Pixels;
+    fn neg(self) -> Pixels {
+        Pixels(-self.0)
+    }
+}
+
 /// A point in logical pixels.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point {
@@ -78,6 +112,13 @@ pub struct Point {
     pub x: Pixels,
     /// Distance from the top edge.
     pub y: Pixels,
+}
+
+impl Point {
+    /// The point on a device with this scale, as `[x, y]` rounded to whole device pixels.
+    pub fn to_device(&self, scale: ScaleFactor) -> [f32; 2] {
+        [(self.x.0 * scale.0).round(), (self.y.0 * scale.0).round()]
+    }
 }
 
 /// A rectangle in logical pixels.
@@ -147,6 +188,14 @@ impl Rect {
         point.x >= self.x && point.x < self.right() && point.y >= self.y && point.y < self.bottom()
     }
 
+    /// The rectangle on a device with this scale, as `[x, y, width, height]` in device pixels:
+    /// the edges are rounded to whole pixels, so two rectangles that touch here touch there.
+    pub fn to_device(&self, scale: ScaleFactor) -> [f32; 4] {
+        let device = |value: Pixels| (value.0 * scale.0).round();
+        let (x, y) = (device(self.x), device(self.y));
+        [x, y, device(self.right()) - x, device(self.bottom()) - y]
+    }
+
     /// Whether the point (`x`, `y`) lies inside.
     pub fn contains_xy(&self, x: f32, y: f32) -> bool {
         self.contains(Point {
@@ -164,6 +213,18 @@ mod tests {
     fn logical_to_device_rounds_at_the_scale() {
         assert_eq!(Pixels(10.3).to_device(ScaleFactor(2.0)), DevicePixels(21));
         assert_eq!(Pixels(-3.0).to_device(ScaleFactor(1.0)), DevicePixels(0));
+    }
+
+    #[test]
+    fn a_rectangle_on_the_device_keeps_its_edges_on_whole_pixels() {
+        let left = Rect::new(0.3, 1.0, 10.4, 5.0);
+        let right = Rect::new(10.7, 1.0, 4.0, 5.0);
+        let [x, _, width, _] = left.to_device(ScaleFactor(1.5));
+        let [next, _, _, _] = right.to_device(ScaleFactor(1.5));
+        assert_eq!((x, width), (0.0, 16.0));
+        assert_eq!(x + width, next, "touching rectangles still touch");
+        assert_eq!(-px(2.0) / 2.0, px(-1.0));
+        assert_eq!(px(9.0) / px(3.0), 3.0);
     }
 
     #[test]

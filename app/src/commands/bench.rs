@@ -5,7 +5,7 @@ use crate::cli::BenchArgs;
 use crate::error::AppError;
 use chatsurface_compositor::intent::{IntentRequest, Viewport};
 use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::units::{Pixels, ScaleFactor};
+use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_model::read_log;
 use std::time::{Duration, Instant};
@@ -34,8 +34,8 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
     let snapshot = &loaded.snapshot;
     let mut request = IntentRequest {
         viewport: Viewport {
-            width: Pixels(args.width as f32),
-            height: Pixels(args.height as f32),
+            width: px(args.width as f32),
+            height: px(args.height as f32),
             scale: ScaleFactor(1.0),
         },
         ..IntentRequest::default()
@@ -50,7 +50,7 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
     for _ in 0..args.frames {
         let started = Instant::now();
         request.scroll = compositor
-            .scroll(snapshot, &request, Pixels(-(args.height as f32)))
+            .scroll(snapshot, &request, px(-(args.height as f32)))
             .map_err(usage)?;
         compositor.compose(snapshot, &request).map_err(usage)?;
         scrolled.push(millis(started.elapsed()));

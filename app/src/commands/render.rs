@@ -5,7 +5,7 @@ use crate::cli::RenderArgs;
 use crate::error::AppError;
 use chatsurface_compositor::intent::{IntentRequest, Viewport};
 use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::units::{Pixels, ScaleFactor};
+use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_model::ThreadId;
 
@@ -15,8 +15,8 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
     let snapshot = &loaded.snapshot;
     let mut request = IntentRequest {
         viewport: Viewport {
-            width: Pixels(args.width as f32),
-            height: Pixels(args.height as f32),
+            width: px(args.width as f32),
+            height: px(args.height as f32),
             scale: ScaleFactor(args.scale),
         },
         focus: args.focus.as_deref().map(ThreadId::from),
@@ -34,7 +34,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         |error: chatsurface_compositor::intent::IntentError| AppError::Usage(format!("--{error}"));
     if args.scroll_up > 0 {
         request.scroll = compositor
-            .scroll(snapshot, &request, Pixels(-(args.scroll_up as f32)))
+            .scroll(snapshot, &request, px(-(args.scroll_up as f32)))
             .map_err(usage)?;
     }
     let (pixmap, _info) = compositor.compose(snapshot, &request).map_err(usage)?;

@@ -22,7 +22,7 @@ use chatsurface_compositor::intent::{IntentRequest, Notice, ScrollAnchor, Viewpo
 use chatsurface_compositor::layout::{FrameLayout, FrameRegions, HitTarget};
 use chatsurface_compositor::text::{FontSet, TextSystem};
 use chatsurface_compositor::theme::{Density, Theme};
-use chatsurface_compositor::units::{Pixels, Rect};
+use chatsurface_compositor::units::{px, Pixels, Rect};
 use chatsurface_compositor::{ChatSurfaceCompositor, FrameInfo};
 use chatsurface_model::{EventBody, History, NodeRef, Snapshot, ThreadId};
 use std::collections::BTreeSet;
@@ -254,7 +254,7 @@ impl Desk {
                 self.pending_scroll * 0.45
             };
             self.pending_scroll -= step;
-            if let Ok(anchor) = self.compositor.scroll(snapshot, &request, Pixels(step)) {
+            if let Ok(anchor) = self.compositor.scroll(snapshot, &request, px(step)) {
                 self.scroll = anchor;
                 request.scroll = anchor;
             }
@@ -340,12 +340,12 @@ impl Desk {
         };
         self.part_in_view = Some((node, part));
         let region = self.shown.regions.transcript;
-        let bottom = region.bottom().0 - PILL_ROOM;
-        if rect.bottom().0 > bottom {
-            let down = (rect.bottom().0 - bottom).min((rect.y - region.y).0.max(0.0));
+        let bottom = region.bottom().as_f32() - PILL_ROOM;
+        if rect.bottom().as_f32() > bottom {
+            let down = (rect.bottom().as_f32() - bottom).min((rect.y - region.y).as_f32().max(0.0));
             self.pending_scroll += down;
         } else if rect.y < region.y {
-            self.pending_scroll -= (region.y - rect.y).0;
+            self.pending_scroll -= (region.y - rect.y).as_f32();
         }
     }
 
@@ -356,7 +356,7 @@ impl Desk {
     }
 
     fn transcript_height(&self) -> f32 {
-        self.shown.regions.transcript.height.0.max(LINE)
+        self.shown.regions.transcript.height.as_f32().max(LINE)
     }
 
     /// Follows every session: folds what others appended, and moves to the session that
@@ -438,7 +438,7 @@ impl Desk {
             self.pending_scroll = 0.0;
             self.scroll = ScrollAnchor::Block {
                 block: node,
-                offset: Pixels(-16.0),
+                offset: px(-16.0),
             };
         }
     }
@@ -522,10 +522,13 @@ impl Desk {
                 let (node, rect) = cards[index];
                 self.focused_card = Some(node);
                 if rect.bottom() > region.bottom() {
-                    self.pending_scroll +=
-                        (rect.bottom() - region.bottom()).0.min(region.height.0) + 8.0;
+                    self.pending_scroll += (rect.bottom() - region.bottom())
+                        .as_f32()
+                        .min(region.height.as_f32())
+                        + 8.0;
                 } else if rect.y < region.y {
-                    self.pending_scroll -= (region.y - rect.y).0.min(region.height.0) + 8.0;
+                    self.pending_scroll -=
+                        (region.y - rect.y).as_f32().min(region.height.as_f32()) + 8.0;
                 }
             }
             None => self.pending_scroll += if forward { LINE } else { -LINE },
@@ -629,7 +632,7 @@ impl Desk {
                         self.pending_scroll = 0.0;
                         self.scroll = ScrollAnchor::Block {
                             block: NodeRef::Thread(left),
-                            offset: Pixels(-16.0),
+                            offset: px(-16.0),
                         };
                         self.focused_card = Some(NodeRef::Thread(left));
                     }
@@ -1054,7 +1057,7 @@ mod tests_support {
 
     /// A click just inside a part's corner.
     pub fn click_at(desk: &mut Desk, rect: Rect) {
-        desk.click(rect.x.0 + 3.0, rect.y.0 + 3.0);
+        desk.click(rect.x.as_f32() + 3.0, rect.y.as_f32() + 3.0);
     }
 
     /// Whether a part is some card's accept button.
@@ -1082,8 +1085,8 @@ mod tests_support {
 
     pub fn viewport() -> Viewport {
         Viewport {
-            width: Pixels(1000.0),
-            height: Pixels(700.0),
+            width: px(1000.0),
+            height: px(700.0),
             scale: ScaleFactor(1.0),
         }
     }
@@ -1130,8 +1133,8 @@ mod tests_support {
         }
         let (rect, _) = desk.shown.hits[rng.usize(..desk.shown.hits.len())];
         desk.click(
-            (rect.x + rect.width * 0.5).0,
-            (rect.y + rect.height * 0.5).0,
+            (rect.x + rect.width * 0.5).as_f32(),
+            (rect.y + rect.height * 0.5).as_f32(),
         );
     }
 }
@@ -1416,8 +1419,8 @@ mod mouse_tests {
         std::fs::copy(fixture, &log).unwrap();
         let mut desk = desk_over(&dir, &log);
         let small = Viewport {
-            width: Pixels(600.0),
-            height: Pixels(420.0),
+            width: px(600.0),
+            height: px(420.0),
             scale: chatsurface_compositor::units::ScaleFactor(1.0),
         };
         // Frames until the smooth scroll has arrived.
@@ -1445,7 +1448,7 @@ mod mouse_tests {
                     }
             });
             assert!(
-                rect.y >= region.y && rect.y < region.bottom() - Pixels(PILL_ROOM),
+                rect.y >= region.y && rect.y < region.bottom() - px(PILL_ROOM),
                 "item {item} is in view: {rect:?} in {region:?}"
             );
         }

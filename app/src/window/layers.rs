@@ -139,7 +139,6 @@ impl RetainedLayers {
         highlights: &[Highlight],
     ) -> Vec<DrawItem<'a>> {
         let white = [1.0; 4];
-        let device = |value: f32| (value * scale.0).round();
         let mut items = Vec::new();
         let whole = |texture: &'a LayerTexture| DrawItem {
             layer: texture,
@@ -150,20 +149,19 @@ impl RetainedLayers {
         if let Some((_, chrome)) = &self.chrome {
             items.push(whole(chrome));
         }
-        let region = frame.regions.transcript;
-        let scissor = [
-            device(region.x.0).max(0.0) as u32,
-            device(region.y.0).max(0.0) as u32,
-            device(region.width.0).max(0.0) as u32,
-            device(region.height.0).max(0.0) as u32,
-        ];
+        let scissor = frame
+            .regions
+            .transcript
+            .to_device(scale)
+            .map(|edge| edge.max(0.0) as u32);
         for card in &frame.cards {
             if let Some(layer) = self.cards.get(&card.layout.id) {
+                let [x, y] = card.origin.to_device(scale);
                 items.push(DrawItem {
                     layer: &layer.texture,
                     rect: [
-                        device(card.origin.x.0),
-                        device(card.origin.y.0),
+                        x,
+                        y,
                         layer.texture.width as f32,
                         layer.texture.height as f32,
                     ],
@@ -174,16 +172,11 @@ impl RetainedLayers {
         }
         for highlight in highlights {
             let color = premultiplied(highlight.color);
-            let [x, y, w, h] = [
-                device(highlight.rect.x.0),
-                device(highlight.rect.y.0),
-                device(highlight.rect.width.0),
-                device(highlight.rect.height.0),
-            ];
+            let [x, y, w, h] = highlight.rect.to_device(scale);
             let rects = match highlight.outline {
                 None => vec![[x, y, w, h]],
                 Some(width) => {
-                    let t = device(width).max(1.0);
+                    let t = (width * scale.0).round().max(1.0);
                     vec![
                         [x, y, w, t],
                         [x, y + h - t, w, t],
@@ -202,14 +195,10 @@ impl RetainedLayers {
             }
         }
         if let Some((_, bounds, overlay)) = &self.overlay {
+            let [x, y, _, _] = bounds.to_device(scale);
             items.push(DrawItem {
                 layer: overlay,
-                rect: [
-                    device(bounds.x.0),
-                    device(bounds.y.0),
-                    overlay.width as f32,
-                    overlay.height as f32,
-                ],
+                rect: [x, y, overlay.width as f32, overlay.height as f32],
                 color: white,
                 scissor: None,
             });

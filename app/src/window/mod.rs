@@ -23,7 +23,7 @@ use answer::Answering;
 use chatsurface_compositor::intent::{Viewport, VIEWPORT_RANGE};
 use chatsurface_compositor::text::FontSet;
 use chatsurface_compositor::theme::{Density, Style, Theme};
-use chatsurface_compositor::units::{Pixels, Rect, ScaleFactor};
+use chatsurface_compositor::units::{px, Rect, ScaleFactor};
 use chatsurface_model::NodeRef;
 use desk::{Desk, LINE};
 use editor::{Clipboard, EditCommand, MemoryClipboard};
@@ -167,7 +167,7 @@ impl WindowApp {
         let scale = window.scale_factor() as f32;
         let size = window.inner_size();
         let (min, max) = VIEWPORT_RANGE;
-        let side = |device: u32| Pixels((device as f32 / scale).clamp(min, max));
+        let side = |device: u32| px((device as f32 / scale).clamp(min, max));
         Viewport {
             width: side(size.width),
             height: side(size.height),
