@@ -6,13 +6,17 @@
 //! than [`MAX_DIFFERING_FRACTION`] of its pixels differ. On failure the actual frame and a diff
 //! image (differing pixels in red) are written to `target/golden-failures/`. Run with
 //! `CHATSURFACE_BLESS=1` to re-bless the goldens after an intended change, and look at them.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test or benchmark stops at the first surprise"
+)]
 
-use chatsurface_compositor::intent::{IntentRequest, Viewport};
-use chatsurface_compositor::layout::frame_regions;
-use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::theme::{Density, Theme};
-use chatsurface_compositor::units::{px, ScaleFactor};
+use chatsurface_compositor::frame_regions;
 use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_compositor::FontSet;
+use chatsurface_compositor::{px, ScaleFactor};
+use chatsurface_compositor::{Density, Theme};
+use chatsurface_compositor::{IntentRequest, Viewport};
 use chatsurface_model::{read_log, Snapshot};
 use std::path::{Path, PathBuf};
 use tiny_skia::Pixmap;
@@ -177,7 +181,7 @@ fn hostile_text_renders_and_stays_inside_its_regions() {
     check_golden("hostile-dark", &frame);
     // The gutter between the overview panel and the transcript holds no card: every pixel
     // there is the background colour, so nothing spilled out of its card sideways.
-    let intent = chatsurface_compositor::intent::resolve_intent(&snapshot, &request).unwrap();
+    let intent = chatsurface_compositor::resolve_intent(&snapshot, &request).unwrap();
     let regions = frame_regions(&intent);
     let gutter_left = (regions.overview.right().as_f32() + 10.0) as u32;
     let gutter_right = (regions.transcript.x.as_f32() - 2.0) as u32;

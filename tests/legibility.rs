@@ -4,12 +4,16 @@
 //! (Debian packages `tesseract-ocr`, `tesseract-ocr-rus`; `.ci/run` installs them). Where
 //! tesseract is missing the test says so and passes, except under CI (`CI` set), where a
 //! missing engine fails the test, so CI can never skip it silently.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test or benchmark stops at the first surprise"
+)]
 
-use chatsurface_compositor::intent::{IntentRequest, Viewport};
-use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::theme::Theme;
-use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_compositor::FontSet;
+use chatsurface_compositor::Theme;
+use chatsurface_compositor::{px, ScaleFactor};
+use chatsurface_compositor::{IntentRequest, Viewport};
 use chatsurface_model::read_log;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -14,6 +14,11 @@
 //! display, the bench starts the real window (`chatsurface open --size 1920x1080` on a fresh
 //! data dir, which serves the API in-process) on the session it writes to, so every number is
 //! taken while that window follows and renders the growing session.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a benchmark stops at the first surprise"
+)]
+#![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
 use chatsurface::api::auth::TokenStore;
 use chatsurface::api::store::SessionStore;

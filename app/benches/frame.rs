@@ -3,12 +3,17 @@
 //!
 //! Peak memory is not something criterion measures; `chatsurface bench LOG` reports it for
 //! the same workload in one process.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a benchmark stops at the first surprise"
+)]
+#![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
 use chatsurface::dev::generate::{generate, GeneratorConfig};
-use chatsurface_compositor::intent::{IntentRequest, Viewport};
-use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_compositor::FontSet;
+use chatsurface_compositor::{px, ScaleFactor};
+use chatsurface_compositor::{IntentRequest, Viewport};
 use chatsurface_model::{read_log, LogWriter};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::hint::black_box;

@@ -1,6 +1,6 @@
 //! Command-line definitions (clap) and how usage errors are reported.
 
-use chatsurface_compositor::theme::{Density, Theme};
+use chatsurface_compositor::{Density, Theme};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,5 +1,9 @@
 //! The local API end to end: the real `chatsurface serve` on a real unix socket, a real HTTP
 //! client (curl), and `chatsurface ask` as a shell script would run it.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test or benchmark stops at the first surprise"
+)]
 
 use serde_json::{json, Value};
 use std::io::Read;

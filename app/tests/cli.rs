@@ -1,4 +1,8 @@
 //! The `chatsurface` binary as a user runs it: outputs, exit codes and one-line errors.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test or benchmark stops at the first surprise"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -4,6 +4,10 @@
 //!
 //! Without the Python `mcp` package the test passes with a note, except under CI (`CI` set),
 //! where `.ci/run` installs it and its absence is a failure.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test or benchmark stops at the first surprise"
+)]
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};

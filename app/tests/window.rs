@@ -5,6 +5,10 @@
 //! They need `Xvfb`, `xdotool` and ImageMagick's `import` (`.ci/run` installs them). Where
 //! those are missing the tests say so and pass, except under CI (`CI` set), where a missing
 //! tool is a failure: CI must run them.
+#![allow(
+    clippy::unwrap_used,
+    reason = "a test or benchmark stops at the first surprise"
+)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

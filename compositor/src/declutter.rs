@@ -17,15 +17,15 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 /// Messages longer than this many characters fold until expanded.
-pub const FOLD_CHARS: usize = 1200;
+pub(crate) const FOLD_CHARS: usize = 1200;
 /// Messages with more lines than this fold until expanded.
-pub const FOLD_LINES: usize = 18;
+pub(crate) const FOLD_LINES: usize = 18;
 /// Open questions listed under one thread in the overview before the rest are counted.
-pub const QUESTIONS_PER_THREAD: usize = 3;
+pub(crate) const QUESTIONS_PER_THREAD: usize = 3;
 
 /// The header's facts: the session and what awaits the human.
 #[derive(Clone, Debug, PartialEq)]
-pub struct HeaderSummary<'s> {
+pub(crate) struct HeaderSummary<'s> {
     /// The session's title.
     pub title: &'s str,
     /// The agent running it, when known.
@@ -46,7 +46,7 @@ pub struct HeaderSummary<'s> {
 
 impl HeaderSummary<'_> {
     /// "3 open questions · 1 confirmation", or that nothing awaits.
-    pub fn awaiting(&self) -> String {
+    pub(crate) fn awaiting(&self) -> String {
         let lang = self.lang;
         let mut parts = Vec::new();
         if self.open_questions > 0 {
@@ -74,7 +74,7 @@ impl HeaderSummary<'_> {
 
 /// What an overview row stands for.
 #[derive(Clone, Debug, PartialEq)]
-pub enum OverviewEntry {
+pub(crate) enum OverviewEntry {
     /// A topic, branch or exploration.
     Thread {
         /// Index into the snapshot's threads.
@@ -108,7 +108,7 @@ pub enum OverviewEntry {
 
 /// One line of the overview.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OverviewRow {
+pub(crate) struct OverviewRow {
     /// Nesting depth: 0 for topics.
     pub depth: u8,
     /// What the row shows.
@@ -130,7 +130,7 @@ pub enum Presentation {
 
 /// One block of the transcript.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct TranscriptBlock {
+pub(crate) struct TranscriptBlock {
     /// The node shown.
     pub node: NodeRef,
     /// Its thread.
@@ -143,7 +143,7 @@ pub struct TranscriptBlock {
 
 /// The output of Declutter: everything the frame will show, nothing it will not.
 #[derive(Clone, Debug, PartialEq)]
-pub struct DeclutteredView<'s> {
+pub(crate) struct DeclutteredView<'s> {
     /// The header band.
     pub header: HeaderSummary<'s>,
     /// The overview rows, in display order.
@@ -190,12 +190,12 @@ struct TranscriptKey {
 /// none of their inputs, so they are reused; any new event changes `last_seq` and they are
 /// chosen again.
 #[derive(Debug, Default)]
-pub struct TranscriptCache {
+pub(crate) struct TranscriptCache {
     entry: Option<(TranscriptKey, CachedView)>,
 }
 
 /// Stage two, reusing the transcript from `cache` when its inputs are unchanged.
-pub fn declutter_cached<'s>(
+pub(crate) fn declutter_cached<'s>(
     snapshot: &'s Snapshot,
     intent: &Intent,
     overview_rows: usize,
@@ -255,7 +255,7 @@ fn header_summary<'s>(snapshot: &'s Snapshot, intent: &Intent) -> HeaderSummary<
 
 /// Stage two: decides what is shown. `overview_rows` is how many overview rows the frame has
 /// room for (layout knows; see `layout::overview_capacity`).
-pub fn declutter<'s>(
+pub(crate) fn declutter<'s>(
     snapshot: &'s Snapshot,
     intent: &Intent,
     overview_rows: usize,
@@ -623,7 +623,7 @@ fn add_decisions(
 }
 
 /// The word for a thread's kind, as the overview and transcript show it.
-pub fn kind_label(kind: ThreadKind) -> &'static str {
+pub(crate) fn kind_label(kind: ThreadKind) -> &'static str {
     match kind {
         ThreadKind::Topic => "topic",
         ThreadKind::Branch => "branch",

@@ -17,9 +17,9 @@ use std::fmt;
 /// Smallest and largest viewport side, in logical pixels.
 pub const VIEWPORT_RANGE: (f32, f32) = (240.0, 16384.0);
 /// Smallest and largest scale factor.
-pub const SCALE_RANGE: (f32, f32) = (0.5, 4.0);
+pub(crate) const SCALE_RANGE: (f32, f32) = (0.5, 4.0);
 /// Largest frame side in device pixels.
-pub const MAX_DEVICE_SIDE: f32 = 16384.0;
+pub(crate) const MAX_DEVICE_SIDE: f32 = 16384.0;
 
 /// Which transcript block sits at the top of the viewport, or pinned to the bottom.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]

@@ -10,31 +10,43 @@
 //! The stages talk only through their types, so each can be tested alone. The compositor never
 //! writes to the snapshot: the overview and the transcript are two projections of one history.
 
-pub mod answering;
-pub mod color;
-pub mod declutter;
-pub mod identity;
-pub mod intent;
-pub mod layout;
-pub mod markdown;
-pub mod render;
-pub mod sanitize;
-pub mod scene;
-pub mod text;
-pub mod theme;
-pub mod units;
-pub mod words;
+mod answering;
+mod color;
+mod declutter;
+mod identity;
+mod intent;
+mod layout;
+mod markdown;
+mod render;
+mod sanitize;
+mod scene;
+mod text;
+mod theme;
+mod units;
+mod words;
 
 #[cfg(test)]
 mod test_support;
 
+// The surface the app sees; everything else is the compositor's own business, so that "the
+// app never reaches into the compositor's internals" is the compiler's check, not a rule.
+pub use answering::{AnswerField, AnswerView, CardHit, FieldCaret};
+pub use color::Color;
+pub use declutter::Presentation;
+pub use identity::PaintId;
+pub use intent::{
+    resolve_intent, Elsewhere, IntentError, IntentRequest, Notice, ScrollAnchor, Viewport,
+    VIEWPORT_RANGE,
+};
+pub use layout::{frame_regions, CardLayout, FrameLayout, FrameRegions, HitTarget};
+pub use text::{FontSet, TextSystem};
+pub use theme::{Density, Style, Theme};
+pub use units::{px, DevicePixels, Pixels, Point, Rect, ScaleFactor};
+
 use chatsurface_model::Snapshot;
 use declutter::{declutter_cached, TranscriptCache};
-use intent::{resolve_intent, IntentError, IntentRequest, ScrollAnchor};
-use layout::{FrameLayout, LayoutEngine};
+use layout::LayoutEngine;
 use render::{Rasterizer, TinySkiaRasterizer};
-use text::FontSet;
-use units::Pixels;
 
 /// What a composed frame tells its caller besides its pixels.
 #[derive(Clone, Debug, PartialEq)]

@@ -19,7 +19,7 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd}
 
 /// Inline style flags of a span.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct InlineStyle {
+pub(crate) struct InlineStyle {
     /// Bold text, and all text of headings.
     pub strong: bool,
     /// Italic text.
@@ -32,7 +32,7 @@ pub struct InlineStyle {
 
 /// A run of text with one style.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InlineSpan {
+pub(crate) struct InlineSpan {
     /// The text of the run.
     pub text: String,
     /// How the run is styled.
@@ -41,7 +41,7 @@ pub struct InlineSpan {
 
 /// One block of a message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MarkdownBlock {
+pub(crate) enum MarkdownBlock {
     /// A paragraph, heading (strong) or block quote line: wrapped prose. `indent` counts
     /// list/quote nesting levels; `marker` is the list bullet ("•", "◦", "1.", …) or "│" for
     /// quotes, empty for plain paragraphs.
@@ -64,7 +64,7 @@ pub enum MarkdownBlock {
 
 /// The text without its markdown marks, blocks joined by " · ", for places that have one line
 /// and one style (overview rows, summaries, button-sized labels).
-pub fn plain_text(text: &str) -> String {
+pub(crate) fn plain_text(text: &str) -> String {
     parse_markdown(text)
         .into_iter()
         .map(|block| match block {
@@ -84,7 +84,7 @@ pub fn plain_text(text: &str) -> String {
 
 /// Parses message text into blocks. Never fails: anything outside the subset is kept as plain
 /// text.
-pub fn parse_markdown(text: &str) -> Vec<MarkdownBlock> {
+pub(crate) fn parse_markdown(text: &str) -> Vec<MarkdownBlock> {
     let mut builder = BlockBuilder::default();
     for event in Parser::new_ext(text, Options::ENABLE_TABLES) {
         builder.handle(event);

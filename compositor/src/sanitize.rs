@@ -27,7 +27,7 @@ const TAB_SPACES: &str = "    ";
 
 /// Text made safe to shape and draw.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SanitizedText {
+pub(crate) struct SanitizedText {
     /// The sanitised text.
     pub text: String,
     /// Characters cut off by the limit.
@@ -36,13 +36,13 @@ pub struct SanitizedText {
 
 /// Makes untrusted text safe: see module docs. `max_chars` caps the output length (in chars,
 /// counted on the input).
-pub fn sanitize_untrusted(text: &str, max_chars: usize) -> SanitizedText {
+pub(crate) fn sanitize_untrusted(text: &str, max_chars: usize) -> SanitizedText {
     sanitize(text, max_chars, Context::MultiLine)
 }
 
 /// Same, for a single-line context (titles, labels, overview rows): newlines and tabs become
 /// spaces too.
-pub fn sanitize_single_line(text: &str, max_chars: usize) -> SanitizedText {
+pub(crate) fn sanitize_single_line(text: &str, max_chars: usize) -> SanitizedText {
     sanitize(text, max_chars, Context::SingleLine)
 }
 

@@ -3,7 +3,7 @@
 use chatsurface_model::{Event, EventBody, Snapshot};
 
 /// Folds event bodies (JSON objects with a `type`, without the envelope) into a snapshot.
-pub fn snapshot_from(bodies: &[String]) -> Snapshot {
+pub(crate) fn snapshot_from(bodies: &[String]) -> Snapshot {
     Snapshot::from_events(bodies.iter().enumerate().map(|(index, body)| {
         Event {
             v: 1,
@@ -17,7 +17,7 @@ pub fn snapshot_from(bodies: &[String]) -> Snapshot {
 }
 
 /// `thread_opened`.
-pub fn thread(id: &str, parent: Option<&str>) -> String {
+pub(crate) fn thread(id: &str, parent: Option<&str>) -> String {
     let parent = parent.map_or("null".to_owned(), |parent| format!("\"{parent}\""));
     format!(
         r#"{{"type":"thread_opened","thread":{{"id":"{id}","parent":{parent},"title":"Thread {id}","kind":"branch"}}}}"#
@@ -25,7 +25,7 @@ pub fn thread(id: &str, parent: Option<&str>) -> String {
 }
 
 /// `message_appended` by the agent.
-pub fn message(id: &str, thread: &str, text: &str) -> String {
+pub(crate) fn message(id: &str, thread: &str, text: &str) -> String {
     let text = serde_json::to_string(text).expect("strings serialise");
     format!(
         r#"{{"type":"message_appended","message":{{"id":"{id}","thread_id":"{thread}","role":"agent","text":{text}}}}}"#
@@ -33,20 +33,20 @@ pub fn message(id: &str, thread: &str, text: &str) -> String {
 }
 
 /// A one-item choice batch.
-pub fn batch(id: &str, thread: &str) -> String {
+pub(crate) fn batch(id: &str, thread: &str) -> String {
     format!(
         r#"{{"type":"clarification_batch_opened","batch":{{"id":"{id}","thread_id":"{thread}","title":"Pick","items":[{{"id":"q","prompt":"Which?","kind":"choice","options":[{{"id":"a","label":"A"}},{{"id":"b","label":"B"}}]}}]}}}}"#
     )
 }
 
 /// An answer choosing option `a` of [`batch`].
-pub fn answer(id: &str) -> String {
+pub(crate) fn answer(id: &str) -> String {
     format!(
         r#"{{"type":"clarification_answer_submitted","batch_id":"{id}","answers":[{{"item_id":"q","selected":["a"]}}]}}"#
     )
 }
 
 /// `thread_status_changed` to resolved.
-pub fn resolve(thread: &str) -> String {
+pub(crate) fn resolve(thread: &str) -> String {
     format!(r#"{{"type":"thread_status_changed","thread_id":"{thread}","status":"resolved"}}"#)
 }

@@ -16,9 +16,9 @@ use cosmic_text::{
 };
 
 /// The family names of the embedded fonts.
-pub const SANS_FAMILY: &str = "DejaVu Sans";
+pub(crate) const SANS_FAMILY: &str = "DejaVu Sans";
 /// The family name of the embedded monospace font.
-pub const MONO_FAMILY: &str = "DejaVu Sans Mono";
+pub(crate) const MONO_FAMILY: &str = "DejaVu Sans Mono";
 
 /// Which fonts the text system may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,10 +3,10 @@
 
 use crate::cli::BenchArgs;
 use crate::error::AppError;
-use chatsurface_compositor::intent::{IntentRequest, Viewport};
-use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_compositor::FontSet;
+use chatsurface_compositor::{px, ScaleFactor};
+use chatsurface_compositor::{IntentRequest, Viewport};
 use chatsurface_model::read_log;
 use std::time::{Duration, Instant};
 
@@ -27,7 +27,7 @@ fn percentile(sorted: &[f64], share: f64) -> f64 {
 }
 
 /// Runs the measurements and prints them.
-pub fn run(args: &BenchArgs) -> Result<(), AppError> {
+pub(super) fn run(args: &BenchArgs) -> Result<(), AppError> {
     let started = Instant::now();
     let loaded = read_log(&args.log)?;
     let fold = started.elapsed();
@@ -40,8 +40,7 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
         },
         ..IntentRequest::default()
     };
-    let usage =
-        |error: chatsurface_compositor::intent::IntentError| AppError::Usage(format!("--{error}"));
+    let usage = |error: chatsurface_compositor::IntentError| AppError::Usage(format!("--{error}"));
     let started = Instant::now();
     let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
     compositor.compose(snapshot, &request).map_err(usage)?;
@@ -56,36 +55,37 @@ pub fn run(args: &BenchArgs) -> Result<(), AppError> {
         scrolled.push(millis(started.elapsed()));
     }
     scrolled.sort_by(f64::total_cmp);
-    println!(
-        "log: {} ({} messages, {} threads, {} batches)",
-        args.log.display(),
-        snapshot.messages.len(),
-        snapshot.threads.len(),
-        snapshot.batches.len()
-    );
-    println!("fold (read + parse + fold): {:.1} ms", millis(fold));
-    println!(
-        "first frame from a cold start ({}x{}, fonts loaded): {:.1} ms",
-        args.width,
-        args.height,
-        millis(first)
-    );
-    if !scrolled.is_empty() {
-        println!(
-            "frame after scrolling one screen, {} frames: median {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+    let mut report = vec![
+        format!(
+            "log: {} ({} messages, {} threads, {} batches)",
+            args.log.display(),
+            snapshot.messages.len(),
+            snapshot.threads.len(),
+            snapshot.batches.len()
+        ),
+        format!("fold (read + parse + fold): {:.1} ms", millis(fold)),
+        format!(
+            "first frame from a cold start ({}x{}, fonts loaded): {:.1} ms",
+            args.width,
+            args.height,
+            millis(first)
+        ),
+    ];
+    if let Some(slowest) = scrolled.last() {
+        report.push(format!(
+            "frame after scrolling one screen, {} frames: median {:.2} ms, p95 {:.2} ms, max {slowest:.2} ms",
             scrolled.len(),
             percentile(&scrolled, 0.5),
             percentile(&scrolled, 0.95),
-            scrolled[scrolled.len() - 1]
-        );
+        ));
     }
-    println!(
+    report.push(format!(
         "cached cards after scrolling: {}",
         compositor.cached_cards()
-    );
-    match peak_rss_mib() {
-        Some(peak) => println!("peak memory (VmHWM): {peak:.1} MiB"),
-        None => println!("peak memory: not available on this system"),
-    }
-    Ok(())
+    ));
+    report.push(match peak_rss_mib() {
+        Some(peak) => format!("peak memory (VmHWM): {peak:.1} MiB"),
+        None => "peak memory: not available on this system".to_owned(),
+    });
+    super::print(&(report.join("\n") + "\n"))
 }

@@ -6,7 +6,7 @@ use crate::error::AppError;
 use chatsurface_model::LogWriter;
 
 /// Writes a generated session to a new file.
-pub fn run(args: &GenArgs) -> Result<(), AppError> {
+pub(super) fn run(args: &GenArgs) -> Result<(), AppError> {
     if args.out.exists() {
         return Err(AppError::Usage(format!(
             "{}: already exists; gen writes new logs only",

@@ -6,7 +6,7 @@ use crate::client::mcp::{serve_stdio, McpConfig};
 use crate::error::AppError;
 
 /// Runs the MCP server on stdin/stdout for `session` (or the environment's session).
-pub fn run(session: Option<String>) -> Result<(), AppError> {
+pub(super) fn run(session: Option<String>) -> Result<(), AppError> {
     let config = McpConfig::from_env(session, |name| std::env::var(name).ok());
     if config.token.is_none() {
         eprintln!(

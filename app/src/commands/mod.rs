@@ -44,6 +44,19 @@ fn load(path: &Path) -> Result<LoadedLog, AppError> {
     Ok(loaded)
 }
 
+/// Prints a command's output on stdout. A reader that closed the pipe (`| head`) has all it
+/// wanted, so a broken pipe is not an error; any other failure is one line.
+pub(crate) fn print(text: &str) -> Result<(), AppError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(AppError::CannotCreate(format!("stdout: {error}")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Writes an output file whole or not at all (see [`crate::fsutil`]).
 pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), AppError> {
     crate::fsutil::write_atomically(path, bytes, 0o644)

@@ -5,10 +5,10 @@ use crate::cli::OpenArgs;
 use crate::error::AppError;
 use crate::paths::{data_dir, socket_path};
 use crate::window::{default_session, WindowOptions};
-use chatsurface_compositor::theme::{Density, Theme};
+use chatsurface_compositor::{Density, Theme};
 
 /// Opens the window on a log, or on the store's most recent session (or the demo).
-pub fn run(args: &OpenArgs) -> Result<(), AppError> {
+pub(super) fn run(args: &OpenArgs) -> Result<(), AppError> {
     // With no log named, the window is the surface for the store: it serves the same API
     // in-process (unless `chatsurface serve` already does) and opens the newest session.
     let (log, follow_store, server) = match &args.log {

@@ -3,14 +3,14 @@
 use super::{load, write_output};
 use crate::cli::RenderArgs;
 use crate::error::AppError;
-use chatsurface_compositor::intent::{IntentRequest, Viewport};
-use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::units::{px, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_compositor::FontSet;
+use chatsurface_compositor::{px, ScaleFactor};
+use chatsurface_compositor::{IntentRequest, Viewport};
 use chatsurface_model::ThreadId;
 
 /// Renders one frame to a PNG file.
-pub fn run(args: &RenderArgs) -> Result<(), AppError> {
+pub(super) fn run(args: &RenderArgs) -> Result<(), AppError> {
     let loaded = load(&args.log)?;
     let snapshot = &loaded.snapshot;
     let mut request = IntentRequest {
@@ -30,8 +30,7 @@ pub fn run(args: &RenderArgs) -> Result<(), AppError> {
         FontSet::BundledWithSystemFallback
     };
     let mut compositor = ChatSurfaceCompositor::new(fonts);
-    let usage =
-        |error: chatsurface_compositor::intent::IntentError| AppError::Usage(format!("--{error}"));
+    let usage = |error: chatsurface_compositor::IntentError| AppError::Usage(format!("--{error}"));
     if args.scroll_up > 0 {
         request.scroll = compositor
             .scroll(snapshot, &request, px(-(args.scroll_up as f32)))

@@ -29,14 +29,14 @@ fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
 /// The API served in-process beside the window; dropping it shuts the server down (waiting
 /// questions are withdrawn, as when `serve` stops).
 #[derive(Debug)]
-pub struct InProcessServer {
+pub(super) struct InProcessServer {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl InProcessServer {
     /// Keeps serving until SIGINT or SIGTERM, then shuts down as a dropped server does.
-    pub fn serve_until_signal(self) {
+    pub(super) fn serve_until_signal(self) {
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -70,7 +70,7 @@ impl Drop for InProcessServer {
 
 /// Starts the API on its socket in a background thread, unless another server already
 /// listens there (then `Ok(None)`: agents reach that one, and the window follows the log).
-pub fn start_in_process() -> Result<Option<InProcessServer>, AppError> {
+pub(super) fn start_in_process() -> Result<Option<InProcessServer>, AppError> {
     let socket = socket_path();
     if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
         eprintln!(
@@ -112,7 +112,7 @@ pub fn start_in_process() -> Result<Option<InProcessServer>, AppError> {
 }
 
 /// Runs the API until SIGINT or SIGTERM.
-pub fn run(listen: Option<SocketAddr>) -> Result<(), AppError> {
+pub(super) fn run(listen: Option<SocketAddr>) -> Result<(), AppError> {
     if let Some(address) = listen {
         if !address.ip().is_loopback() {
             return Err(AppError::Usage(format!(

@@ -1,12 +1,11 @@
 //! `chatsurface snapshot LOG`: the folded snapshot as JSON on stdout.
 
-use super::load;
+use super::{load, print};
 use crate::error::AppError;
-use std::io::Write;
 use std::path::Path;
 
 /// Prints the snapshot of the log at `path`.
-pub fn run(path: &Path) -> Result<(), AppError> {
+pub(super) fn run(path: &Path) -> Result<(), AppError> {
     let loaded = load(path)?;
     let json = serde_json::to_string_pretty(&loaded.snapshot).map_err(|error| {
         AppError::BadInput(format!(
@@ -14,6 +13,5 @@ pub fn run(path: &Path) -> Result<(), AppError> {
             path.display()
         ))
     })?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{json}").map_err(|error| AppError::CannotCreate(format!("stdout: {error}")))
+    print(&format!("{json}\n"))
 }

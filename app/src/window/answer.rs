@@ -9,7 +9,7 @@
 
 use super::editor::{Clipboard, EditCommand, FieldEditor};
 use super::keymap::KeyContext;
-use chatsurface_compositor::answering::{AnswerField, AnswerView};
+use chatsurface_compositor::{AnswerField, AnswerView};
 use chatsurface_model::{
     validate_response, AnswerKind, BatchSpec, ClarificationResponse, ConfirmationOutcome,
     EventBody, History, ItemAnswer, NodeRef, OptionId, Snapshot,
@@ -20,7 +20,7 @@ use cosmic_text::FontSystem;
 /// history it names. Every method must be handed that snapshot (the window checks
 /// [`Answering::history`] first): an index means nothing in another.
 #[derive(Debug)]
-pub struct Answering {
+pub(super) struct Answering {
     history: History,
     node: NodeRef,
     focus: Option<AnswerField>,
@@ -34,7 +34,11 @@ pub struct Answering {
 impl Answering {
     /// Starts answering an open question, from its saved draft if it has one. Focus goes to
     /// the first item without an answer (a confirmation's comment field, if it takes one).
-    pub fn open(snapshot: &Snapshot, node: NodeRef, fonts: &mut FontSystem) -> Option<Answering> {
+    pub(super) fn open(
+        snapshot: &Snapshot,
+        node: NodeRef,
+        fonts: &mut FontSystem,
+    ) -> Option<Answering> {
         if !snapshot.is_open_question(node) {
             return None;
         }
@@ -69,27 +73,27 @@ impl Answering {
     }
 
     /// The question being answered.
-    pub fn node(&self) -> NodeRef {
+    pub(super) fn node(&self) -> NodeRef {
         self.node
     }
 
     /// The part with the focus: an item, the general note or the comment.
-    pub fn focus(&self) -> Option<AnswerField> {
+    pub(super) fn focus(&self) -> Option<AnswerField> {
         self.focus
     }
 
     /// The snapshot the question's index points into.
-    pub fn history(&self) -> History {
+    pub(super) fn history(&self) -> History {
         self.history
     }
 
     /// Whether a field is being typed into.
-    pub fn is_typing(&self) -> bool {
+    pub(super) fn is_typing(&self) -> bool {
         self.editor.is_some()
     }
 
     /// What the compositor draws.
-    pub fn view(&self) -> AnswerView {
+    pub(super) fn view(&self) -> AnswerView {
         AnswerView {
             history: self.history,
             node: self.node,
@@ -109,7 +113,7 @@ impl Answering {
     }
 
     /// The keymap's context for what has focus now.
-    pub fn context(&self, snapshot: &Snapshot) -> KeyContext {
+    pub(super) fn context(&self, snapshot: &Snapshot) -> KeyContext {
         if self.editor.is_some() {
             let multiline = match self.focus {
                 Some(AnswerField::Item(item)) => self
@@ -148,7 +152,7 @@ impl Answering {
     }
 
     /// Moves focus to a part; a text part gets the caret at once.
-    pub fn focus_part(
+    pub(super) fn focus_part(
         &mut self,
         snapshot: &Snapshot,
         part: Option<AnswerField>,
@@ -202,7 +206,7 @@ impl Answering {
     }
 
     /// Focuses the next (or, with `forward` false, previous) part, wrapping around.
-    pub fn step(&mut self, snapshot: &Snapshot, forward: bool, fonts: &mut FontSystem) {
+    pub(super) fn step(&mut self, snapshot: &Snapshot, forward: bool, fonts: &mut FontSystem) {
         let parts = self.parts(snapshot);
         if parts.is_empty() {
             return;
@@ -249,7 +253,7 @@ impl Answering {
 
     /// Picks option `number` (1-based) of the focused choice item; toggles when it allows
     /// several. Returns whether anything changed.
-    pub fn pick(&mut self, snapshot: &Snapshot, number: usize) -> bool {
+    pub(super) fn pick(&mut self, snapshot: &Snapshot, number: usize) -> bool {
         let Some(item) = self.focused_item() else {
             return false;
         };
@@ -284,7 +288,7 @@ impl Answering {
     }
 
     /// Answers the focused yes/no item.
-    pub fn yes_no(&mut self, snapshot: &Snapshot, yes: bool) -> bool {
+    pub(super) fn yes_no(&mut self, snapshot: &Snapshot, yes: bool) -> bool {
         let Some(item) = self.focused_item() else {
             return false;
         };
@@ -304,7 +308,7 @@ impl Answering {
     }
 
     /// Marks the focused item skipped, dropping whatever it held.
-    pub fn skip(&mut self, snapshot: &Snapshot, fonts: &mut FontSystem) -> bool {
+    pub(super) fn skip(&mut self, snapshot: &Snapshot, fonts: &mut FontSystem) -> bool {
         let Some(item) = self.focused_item() else {
             return false;
         };
@@ -322,7 +326,7 @@ impl Answering {
     }
 
     /// Puts the caret into the focused choice item's custom field.
-    pub fn edit_custom(&mut self, snapshot: &Snapshot, fonts: &mut FontSystem) -> bool {
+    pub(super) fn edit_custom(&mut self, snapshot: &Snapshot, fonts: &mut FontSystem) -> bool {
         let Some(item) = self.focused_item() else {
             return false;
         };
@@ -343,7 +347,7 @@ impl Answering {
     }
 
     /// Leaves the field being typed into; returns false when there was none.
-    pub fn leave_field(&mut self) -> bool {
+    pub(super) fn leave_field(&mut self) -> bool {
         if self.editor.take().is_some() {
             self.changed();
             true
@@ -353,7 +357,7 @@ impl Answering {
     }
 
     /// Shows input-method composition in the field being typed into.
-    pub fn set_preedit(&mut self, preedit: Option<String>) {
+    pub(super) fn set_preedit(&mut self, preedit: Option<String>) {
         if let Some(editor) = &mut self.editor {
             editor.set_preedit(preedit);
             self.changed();
@@ -361,7 +365,7 @@ impl Answering {
     }
 
     /// Edits the field being typed into and copies its text into the working answer.
-    pub fn edit(
+    pub(super) fn edit(
         &mut self,
         snapshot: &Snapshot,
         command: EditCommand,
@@ -402,7 +406,7 @@ impl Answering {
     }
 
     /// The `draft_saved` event for changes not yet saved, if any; marks them saved.
-    pub fn take_draft(&mut self, snapshot: &Snapshot) -> Option<EventBody> {
+    pub(super) fn take_draft(&mut self, snapshot: &Snapshot) -> Option<EventBody> {
         if !self.unsaved {
             return None;
         }
@@ -416,13 +420,13 @@ impl Answering {
     }
 
     /// Whether there are changes a draft would save.
-    pub fn has_unsaved_draft(&self) -> bool {
+    pub(super) fn has_unsaved_draft(&self) -> bool {
         self.unsaved && matches!(self.node, NodeRef::Batch(_))
     }
 
     /// The event that submits a batch (every item left unanswered is sent as skipped) or
     /// accepts a confirmation, or why it cannot be sent.
-    pub fn submission(&self, snapshot: &Snapshot) -> Result<EventBody, String> {
+    pub(super) fn submission(&self, snapshot: &Snapshot) -> Result<EventBody, String> {
         match self.node {
             NodeRef::Batch(index) => {
                 let spec = &snapshot.batches[index].spec;
@@ -457,7 +461,7 @@ impl Answering {
 
     /// The event that answers a batch with every item skipped (and no note), whatever was
     /// drafted, or why it cannot be sent.
-    pub fn skip_all(&self, snapshot: &Snapshot) -> Result<EventBody, String> {
+    pub(super) fn skip_all(&self, snapshot: &Snapshot) -> Result<EventBody, String> {
         let spec = self
             .batch(snapshot)
             .ok_or_else(|| "only a batch can be skipped".to_owned())?;
@@ -482,7 +486,7 @@ impl Answering {
     }
 
     /// The event that declines a confirmation, with the comment typed so far.
-    pub fn decline(&self, snapshot: &Snapshot) -> Option<EventBody> {
+    pub(super) fn decline(&self, snapshot: &Snapshot) -> Option<EventBody> {
         match self.node {
             NodeRef::Confirmation(index) => {
                 Some(self.resolution(snapshot, index, ConfirmationOutcome::Declined))
@@ -509,7 +513,7 @@ impl Answering {
 mod tests {
     use super::*;
     use crate::window::editor::MemoryClipboard;
-    use chatsurface_compositor::text::{FontSet, TextSystem};
+    use chatsurface_compositor::{FontSet, TextSystem};
     use chatsurface_model::read_log;
 
     fn snapshot() -> Snapshot {

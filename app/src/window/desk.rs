@@ -16,28 +16,28 @@ use super::keymap::{Command, KeyContext};
 use super::opener;
 use super::session::{is_demo, SessionLog};
 use super::shelf::{Shelf, WaitingQuestion};
-use chatsurface_compositor::answering::{AnswerField, CardHit};
-use chatsurface_compositor::declutter::Presentation;
-use chatsurface_compositor::intent::{IntentRequest, Notice, ScrollAnchor, Viewport};
-use chatsurface_compositor::layout::{FrameLayout, FrameRegions, HitTarget};
-use chatsurface_compositor::text::{FontSet, TextSystem};
-use chatsurface_compositor::theme::{Density, Theme};
-use chatsurface_compositor::units::{px, Pixels, Rect};
+use chatsurface_compositor::Presentation;
+use chatsurface_compositor::{px, Pixels, Rect};
+use chatsurface_compositor::{AnswerField, CardHit};
 use chatsurface_compositor::{ChatSurfaceCompositor, FrameInfo};
+use chatsurface_compositor::{Density, Theme};
+use chatsurface_compositor::{FontSet, TextSystem};
+use chatsurface_compositor::{FrameLayout, FrameRegions, HitTarget};
+use chatsurface_compositor::{IntentRequest, Notice, ScrollAnchor, Viewport};
 use chatsurface_model::{EventBody, History, NodeRef, Snapshot, ThreadId};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Logical pixels one wheel notch or arrow line scrolls.
-pub const LINE: f32 = 48.0;
+pub(super) const LINE: f32 = 48.0;
 /// Room kept at the transcript's bottom edge for the "more below" pill when a focused part is
 /// scrolled into view.
 const PILL_ROOM: f32 = 40.0;
 
 /// What the last frame showed, for hit tests and keyboard navigation.
 #[derive(Debug, Default)]
-pub struct ShownFrame {
+pub(super) struct ShownFrame {
     /// The snapshot history the frame was laid out from; `None` before the first frame.
     pub history: Option<History>,
     /// What the pointer can hit, in frame coordinates.
@@ -54,7 +54,7 @@ pub struct ShownFrame {
 
 /// What a status line says and how loudly.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Status {
+pub(super) struct Status {
     /// One line.
     pub text: String,
     /// Whether it reports a failure to save (drawn as an alarm).
@@ -89,7 +89,7 @@ enum Send {
 }
 
 /// The window's state: sessions, view, answer, last frame.
-pub struct Desk {
+pub(super) struct Desk {
     shelf: Shelf,
     compositor: ChatSurfaceCompositor,
     editor_fonts: TextSystem,
@@ -125,7 +125,7 @@ pub struct Desk {
 
 /// The default [`Desk::click_grace`]: longer than a human takes to notice a change and stop
 /// a click already on its way.
-pub const CLICK_GRACE: Duration = Duration::from_millis(600);
+pub(super) const CLICK_GRACE: Duration = Duration::from_millis(600);
 
 impl std::fmt::Debug for Desk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -138,7 +138,7 @@ impl std::fmt::Debug for Desk {
 
 impl Desk {
     /// A desk showing `log`; with `store`, it follows every session of that data directory.
-    pub fn new(
+    pub(super) fn new(
         log: SessionLog,
         store: Option<PathBuf>,
         look: (Theme, Density),
@@ -169,27 +169,27 @@ impl Desk {
     }
 
     /// The session shown.
-    pub fn session(&self) -> &SessionLog {
+    pub(super) fn session(&self) -> &SessionLog {
         self.shelf.shown()
     }
 
     /// The snapshot of the session shown.
-    pub fn snapshot(&self) -> &Snapshot {
+    pub(super) fn snapshot(&self) -> &Snapshot {
         self.session().snapshot()
     }
 
     /// The compositor, for painting what [`Desk::lay_out`] laid out.
-    pub fn compositor(&mut self) -> &mut ChatSurfaceCompositor {
+    pub(super) fn compositor(&mut self) -> &mut ChatSurfaceCompositor {
         &mut self.compositor
     }
 
     /// The question being answered.
-    pub fn answering(&self) -> Option<&Answering> {
+    pub(super) fn answering(&self) -> Option<&Answering> {
         self.answering.as_ref()
     }
 
     /// Sets the status line.
-    pub fn say(&mut self, text: impl Into<String>) {
+    pub(super) fn say(&mut self, text: impl Into<String>) {
         self.status = Some(Status::info(text));
     }
 
@@ -213,7 +213,7 @@ impl Desk {
 
     /// Whether an open question of the shown session has a deadline, so its countdown must
     /// be redrawn as the seconds pass.
-    pub fn counting_down(&self) -> bool {
+    pub(super) fn counting_down(&self) -> bool {
         let snapshot = self.snapshot();
         let now = SystemTime::now();
         snapshot
@@ -242,7 +242,7 @@ impl Desk {
 
     /// Lays out the next frame (taking one step of any smooth scroll) and remembers what it
     /// shows for the pointer and the keyboard.
-    pub fn lay_out(&mut self, viewport: Viewport) -> Option<(FrameLayout, FrameInfo)> {
+    pub(super) fn lay_out(&mut self, viewport: Viewport) -> Option<(FrameLayout, FrameInfo)> {
         self.settle();
         let mut request = self.request(viewport);
         let snapshot = self.shelf.shown().snapshot();
@@ -362,7 +362,7 @@ impl Desk {
     /// Follows every session: folds what others appended, and moves to the session that
     /// grew last when the shown one has nothing waiting and the human is not answering.
     /// Returns whether anything changed.
-    pub fn look(&mut self) -> bool {
+    pub(super) fn look(&mut self) -> bool {
         let growth = self.shelf.look();
         if let Some(error) = growth.errors.into_iter().next() {
             self.status = Some(Status::alarm(error));
@@ -548,7 +548,7 @@ impl Desk {
     }
 
     /// Saves the working answer's unsaved changes as a draft.
-    pub fn save_draft(&mut self) {
+    pub(super) fn save_draft(&mut self) {
         let snapshot = self.shelf.shown().snapshot();
         // A draft of another session's question has no place in this log.
         let Some(draft) = self
@@ -563,14 +563,14 @@ impl Desk {
     }
 
     /// Whether the working answer has changes a draft would save.
-    pub fn has_unsaved_draft(&self) -> bool {
+    pub(super) fn has_unsaved_draft(&self) -> bool {
         self.answering
             .as_ref()
             .is_some_and(Answering::has_unsaved_draft)
     }
 
     /// The keymap's context for what has the keyboard.
-    pub fn key_context(&self) -> KeyContext {
+    pub(super) fn key_context(&self) -> KeyContext {
         match &self.answering {
             Some(answering) if answering.history() == self.snapshot().history => {
                 answering.context(self.snapshot())
@@ -580,7 +580,7 @@ impl Desk {
     }
 
     /// Carries out one command.
-    pub fn command(&mut self, command: Command) {
+    pub(super) fn command(&mut self, command: Command) {
         self.settle();
         let fonts = self.editor_fonts.font_system();
         let snapshot = self.shelf.shown().snapshot();
@@ -711,7 +711,7 @@ impl Desk {
     }
 
     /// Leaves the question being answered, saving its draft.
-    pub fn stop_answering(&mut self) {
+    pub(super) fn stop_answering(&mut self) {
         self.save_draft();
         self.answering = None;
     }
@@ -765,7 +765,7 @@ impl Desk {
     }
 
     /// A click at a point of the last frame.
-    pub fn click(&mut self, x: f32, y: f32) {
+    pub(super) fn click(&mut self, x: f32, y: f32) {
         if !self.shown_is_current() {
             // The session changed since that frame was drawn: what was under the pointer is
             // not there any more, so the click must not land on whatever is now.
@@ -873,7 +873,7 @@ impl Desk {
 
     /// The pointer moved to a point of the last frame; returns whether the hovered card
     /// changed.
-    pub fn hover(&mut self, x: f32, y: f32) -> bool {
+    pub(super) fn hover(&mut self, x: f32, y: f32) -> bool {
         let hovered = if self.shown_is_current() {
             self.shown
                 .cards
@@ -889,7 +889,7 @@ impl Desk {
     }
 
     /// Text typed through an input method, into the field being typed into.
-    pub fn set_preedit(&mut self, preedit: Option<String>) -> bool {
+    pub(super) fn set_preedit(&mut self, preedit: Option<String>) -> bool {
         match &mut self.answering {
             Some(answering) => {
                 answering.set_preedit(preedit);
@@ -900,7 +900,7 @@ impl Desk {
     }
 
     /// The benchmark's set-up: answers the first open question up to its first text field.
-    pub fn bench_focus_first_text_field(&mut self) {
+    pub(super) fn bench_focus_first_text_field(&mut self) {
         self.scroll = ScrollAnchor::Bottom;
         self.next_open_question();
         let snapshot = self.shelf.shown().snapshot();
@@ -924,7 +924,7 @@ impl Desk {
 }
 
 /// The thread a node belongs to.
-pub fn thread_of(snapshot: &Snapshot, node: NodeRef) -> Option<usize> {
+pub(super) fn thread_of(snapshot: &Snapshot, node: NodeRef) -> Option<usize> {
     match node {
         NodeRef::Thread(index) => Some(index),
         _ => snapshot
@@ -940,26 +940,26 @@ mod tests_support {
     //! Agents writing session logs beside the desk, as the API would.
     use super::*;
     use crate::window::editor::MemoryClipboard;
-    use chatsurface_compositor::units::ScaleFactor;
+    use chatsurface_compositor::ScaleFactor;
     use chatsurface_model::{BatchId, ConfirmationId, LogWriter};
     use serde_json::json;
     use std::collections::HashSet;
 
     /// A question as an agent knows it: which log, which id.
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-    pub enum Asked {
+    pub(super) enum Asked {
         Batch(PathBuf, BatchId),
         Confirmation(PathBuf, ConfirmationId),
     }
 
     /// One agent per session log, writing as the API would, beside the window.
-    pub struct Agent {
+    pub(super) struct Agent {
         pub writer: LogWriter,
         asked: u32,
     }
 
     impl Agent {
-        pub fn start(dir: &Path, name: &str) -> Agent {
+        pub(super) fn start(dir: &Path, name: &str) -> Agent {
             let path = dir.join(format!("{name}.jsonl"));
             std::fs::write(&path, "").unwrap();
             let mut writer = LogWriter::open(&path).unwrap();
@@ -972,14 +972,14 @@ mod tests_support {
             Agent { writer, asked: 0 }
         }
 
-        pub fn say(&mut self, text: &str) {
+        pub(super) fn say(&mut self, text: &str) {
             let id = format!("m-{}", self.writer.snapshot().last_seq + 1);
             self.writer
                 .append(body(json!({"type":"message_appended","message":{"id":id,"thread_id":"main","role":"agent","text":text}})))
                 .unwrap();
         }
 
-        pub fn ask_choice(&mut self) {
+        pub(super) fn ask_choice(&mut self) {
             self.asked += 1;
             let id = format!("b-{}", self.asked);
             self.writer
@@ -987,7 +987,7 @@ mod tests_support {
                 .unwrap();
         }
 
-        pub fn ask_confirmation(&mut self) {
+        pub(super) fn ask_confirmation(&mut self) {
             self.asked += 1;
             let id = format!("c-{}", self.asked);
             self.writer
@@ -996,7 +996,7 @@ mod tests_support {
         }
 
         /// Withdraws (or lets expire) the oldest open question, as the server does.
-        pub fn take_back(&mut self) {
+        pub(super) fn take_back(&mut self) {
             let snapshot = self.writer.snapshot();
             let batch = snapshot
                 .batches
@@ -1026,7 +1026,7 @@ mod tests_support {
         }
 
         /// The human's answers the window wrote since the last call.
-        pub fn answers_written(&mut self) -> Vec<Asked> {
+        pub(super) fn answers_written(&mut self) -> Vec<Asked> {
             let path = self.writer.path().to_path_buf();
             self.writer
                 .catch_up()
@@ -1046,7 +1046,7 @@ mod tests_support {
     }
 
     /// Where the last frame shows the first part `wanted` takes.
-    pub fn hit_of(desk: &Desk, wanted: impl Fn(&HitTarget) -> bool) -> Rect {
+    pub(super) fn hit_of(desk: &Desk, wanted: impl Fn(&HitTarget) -> bool) -> Rect {
         desk.shown
             .hits
             .iter()
@@ -1056,12 +1056,12 @@ mod tests_support {
     }
 
     /// A click just inside a part's corner.
-    pub fn click_at(desk: &mut Desk, rect: Rect) {
+    pub(super) fn click_at(desk: &mut Desk, rect: Rect) {
         desk.click(rect.x.as_f32() + 3.0, rect.y.as_f32() + 3.0);
     }
 
     /// Whether a part is some card's accept button.
-    pub fn is_accept(target: &HitTarget) -> bool {
+    pub(super) fn is_accept(target: &HitTarget) -> bool {
         matches!(
             target,
             HitTarget::Answer {
@@ -1072,18 +1072,18 @@ mod tests_support {
     }
 
     /// A scratch data directory (kept while the first value lives) and its sessions folder.
-    pub fn scratch_store() -> (tempfile::TempDir, PathBuf) {
+    pub(super) fn scratch_store() -> (tempfile::TempDir, PathBuf) {
         let root = tempfile::tempdir().unwrap();
         let dir = root.path().join("sessions");
         std::fs::create_dir_all(&dir).unwrap();
         (root, dir)
     }
 
-    pub fn body(value: serde_json::Value) -> EventBody {
+    pub(super) fn body(value: serde_json::Value) -> EventBody {
         serde_json::from_value(value).unwrap()
     }
 
-    pub fn viewport() -> Viewport {
+    pub(super) fn viewport() -> Viewport {
         Viewport {
             width: px(1000.0),
             height: px(700.0),
@@ -1091,7 +1091,7 @@ mod tests_support {
         }
     }
 
-    pub fn desk_over(dir: &Path, shown: &Path) -> Desk {
+    pub(super) fn desk_over(dir: &Path, shown: &Path) -> Desk {
         Desk::new(
             SessionLog::open(shown).unwrap(),
             Some(dir.parent().unwrap().to_path_buf()),
@@ -1102,7 +1102,7 @@ mod tests_support {
     }
 
     /// The open questions whose cards the desk's last frame showed, named as agents know them.
-    pub fn on_screen(desk: &Desk) -> HashSet<Asked> {
+    pub(super) fn on_screen(desk: &Desk) -> HashSet<Asked> {
         let snapshot = desk.snapshot();
         if desk.shown.history != Some(snapshot.history) {
             return HashSet::new();
@@ -1127,7 +1127,7 @@ mod tests_support {
     }
 
     /// A click at the middle of a random hit region of the last frame.
-    pub fn click_somewhere(desk: &mut Desk, rng: &mut fastrand::Rng) {
+    pub(super) fn click_somewhere(desk: &mut Desk, rng: &mut fastrand::Rng) {
         if desk.shown.hits.is_empty() {
             return;
         }
@@ -1215,7 +1215,7 @@ mod tests {
         assert_eq!(desk.session().path(), deployer.writer.path());
         assert_eq!(
             desk.shelf.elsewhere(),
-            chatsurface_compositor::intent::Elsewhere {
+            chatsurface_compositor::Elsewhere {
                 questions: 1,
                 sessions: 1
             }
@@ -1421,7 +1421,7 @@ mod mouse_tests {
         let small = Viewport {
             width: px(600.0),
             height: px(420.0),
-            scale: chatsurface_compositor::units::ScaleFactor(1.0),
+            scale: chatsurface_compositor::ScaleFactor(1.0),
         };
         // Frames until the smooth scroll has arrived.
         let settle = |desk: &mut Desk| {

@@ -6,12 +6,12 @@
 //! draws. Input-method composition is held here as preedit text until it is committed. The
 //! editor never writes anywhere: the answer state copies its text into the working answer.
 
-use chatsurface_compositor::answering::FieldCaret;
+use chatsurface_compositor::FieldCaret;
 use cosmic_text::{Action, Buffer, Cursor, Edit, Editor, FontSystem, Metrics, Motion, Selection};
 
 /// An editing command, after the keymap has decided that a key press edits text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EditCommand {
+pub(super) enum EditCommand {
     /// Insert text at the caret, replacing the selection.
     Insert(String),
     /// A line break (multi-line fields only; elsewhere ignored).
@@ -41,7 +41,7 @@ pub enum EditCommand {
 
 /// Caret motions the keymap can ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CaretMotion {
+pub(super) enum CaretMotion {
     /// One character left.
     Left,
     /// One character right.
@@ -61,7 +61,7 @@ pub enum CaretMotion {
 }
 
 /// Where copied text goes and pasted text comes from.
-pub trait Clipboard {
+pub(super) trait Clipboard {
     /// The clipboard's text, if it holds any.
     fn text(&mut self) -> Option<String>;
     /// Puts text on the clipboard.
@@ -69,7 +69,7 @@ pub trait Clipboard {
 }
 
 /// One field's editor.
-pub struct FieldEditor {
+pub(super) struct FieldEditor {
     editor: Editor<'static>,
     multiline: bool,
     preedit: Option<String>,
@@ -86,7 +86,7 @@ impl std::fmt::Debug for FieldEditor {
 
 impl FieldEditor {
     /// An editor holding `text`, with the caret at its end.
-    pub fn new(fonts: &mut FontSystem, text: &str, multiline: bool) -> FieldEditor {
+    pub(super) fn new(fonts: &mut FontSystem, text: &str, multiline: bool) -> FieldEditor {
         let mut buffer = Buffer::new(fonts, Metrics::new(14.0, 20.0));
         buffer.set_size(Some(100_000.0), None);
         let mut editor = Editor::new(buffer);
@@ -100,7 +100,7 @@ impl FieldEditor {
     }
 
     /// The field's text.
-    pub fn text(&self) -> String {
+    pub(super) fn text(&self) -> String {
         self.editor.with_buffer(|buffer| {
             buffer
                 .lines
@@ -124,7 +124,7 @@ impl FieldEditor {
     }
 
     /// The caret, the selection and the preedit, for drawing.
-    pub fn caret(&self) -> FieldCaret {
+    pub(super) fn caret(&self) -> FieldCaret {
         let selection = self
             .editor
             .selection_bounds()
@@ -138,12 +138,12 @@ impl FieldEditor {
     }
 
     /// Shows input-method composition at the caret (`None` or empty ends it).
-    pub fn set_preedit(&mut self, preedit: Option<String>) {
+    pub(super) fn set_preedit(&mut self, preedit: Option<String>) {
         self.preedit = preedit.filter(|text| !text.is_empty());
     }
 
     /// Applies a command; returns whether the text changed.
-    pub fn apply(
+    pub(super) fn apply(
         &mut self,
         fonts: &mut FontSystem,
         command: EditCommand,
@@ -232,7 +232,7 @@ fn single_line_if(text: &str, multiline: bool) -> String {
 
 /// A clipboard held in memory: for tests, and where no system clipboard can be reached.
 #[derive(Debug, Default)]
-pub struct MemoryClipboard(pub Option<String>);
+pub(super) struct MemoryClipboard(pub Option<String>);
 
 impl Clipboard for MemoryClipboard {
     fn text(&mut self) -> Option<String> {
@@ -247,7 +247,7 @@ impl Clipboard for MemoryClipboard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chatsurface_compositor::text::{FontSet, TextSystem};
+    use chatsurface_compositor::{FontSet, TextSystem};
 
     fn run(editor: &mut FieldEditor, commands: Vec<EditCommand>) -> MemoryClipboard {
         let mut text = TextSystem::new(FontSet::BundledOnly);

@@ -20,7 +20,7 @@ struct Instance {
 
 /// A texture holding one rasterised layer.
 #[derive(Debug)]
-pub struct LayerTexture {
+pub(super) struct LayerTexture {
     texture: wgpu::Texture,
     group: wgpu::BindGroup,
     /// Its width in device pixels.
@@ -31,14 +31,14 @@ pub struct LayerTexture {
 
 impl LayerTexture {
     /// Its size in bytes on the GPU.
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         u64::from(self.width) * u64::from(self.height) * 4
     }
 }
 
 /// One thing to draw: a layer at a place, or a solid rectangle (with `layer` the white one).
 #[derive(Clone, Copy, Debug)]
-pub struct DrawItem<'a> {
+pub(super) struct DrawItem<'a> {
     /// The texture.
     pub layer: &'a LayerTexture,
     /// Left, top, width, height in device pixels.
@@ -50,7 +50,7 @@ pub struct DrawItem<'a> {
 }
 
 /// The device, the surface and the compositing pipeline.
-pub struct Gpu {
+pub(super) struct Gpu {
     surface: wgpu::Surface<'static>,
     device: wgpu::Device,
     queue: wgpu::Queue,
@@ -82,7 +82,7 @@ const INSTANCE_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
 
 impl Gpu {
     /// Opens the GPU for a window. The error is one line for the user.
-    pub fn new(window: Arc<Window>) -> Result<Gpu, String> {
+    pub(super) fn new(window: Arc<Window>) -> Result<Gpu, String> {
         let size = window.inner_size();
         let instance = wgpu::Instance::new(
             wgpu::InstanceDescriptor::new_with_display_handle_from_env(Box::new(window.clone())),
@@ -291,12 +291,12 @@ impl Gpu {
     }
 
     /// The 1×1 white layer that solid rectangles are drawn with.
-    pub fn white(&self) -> &LayerTexture {
+    pub(super) fn white(&self) -> &LayerTexture {
         &self.white
     }
 
     /// Uploads premultiplied RGBA pixels as a new layer, cut to the device's largest texture.
-    pub fn upload(&self, pixmap: &tiny_skia::Pixmap) -> LayerTexture {
+    pub(super) fn upload(&self, pixmap: &tiny_skia::Pixmap) -> LayerTexture {
         let (width, height) = (
             pixmap.width().min(self.max_texture_side),
             pixmap.height().min(self.max_texture_side),
@@ -327,19 +327,19 @@ impl Gpu {
     }
 
     /// The surface size in device pixels.
-    pub fn size(&self) -> (u32, u32) {
+    pub(super) fn size(&self) -> (u32, u32) {
         (self.config.width, self.config.height)
     }
 
     /// Resizes the surface.
-    pub fn resize(&mut self, width: u32, height: u32) {
+    pub(super) fn resize(&mut self, width: u32, height: u32) {
         self.config.width = width.clamp(1, self.max_texture_side);
         self.config.height = height.clamp(1, self.max_texture_side);
         self.surface.configure(&self.device, &self.config);
     }
 
     /// Makes room for a frame of up to `count` draw items (call before building the list).
-    pub fn reserve(&mut self, count: usize) {
+    pub(super) fn reserve(&mut self, count: usize) {
         if count > self.instance_capacity {
             self.instance_capacity = count.next_power_of_two();
             self.instances = Self::instance_buffer(&self.device, self.instance_capacity);
@@ -348,7 +348,7 @@ impl Gpu {
 
     /// Draws `items` in order over `clear` and presents the frame (vsynced). Items past the
     /// room made by [`Gpu::reserve`] are left out.
-    pub fn present(&self, clear: [f64; 4], items: &[DrawItem]) -> Result<(), String> {
+    pub(super) fn present(&self, clear: [f64; 4], items: &[DrawItem]) -> Result<(), String> {
         let frame = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(frame)
             | wgpu::CurrentSurfaceTexture::Suboptimal(frame) => frame,

@@ -10,7 +10,7 @@ use super::editor::{CaretMotion, EditCommand};
 
 /// A key, as far as the keymap cares.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Key {
+pub(super) enum Key {
     /// A key that produces a character (the character without modifiers applied by Ctrl).
     Character(String),
     /// Enter or Return.
@@ -45,7 +45,7 @@ pub enum Key {
 
 /// Modifier keys held during a press.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Modifiers {
+pub(super) struct Modifiers {
     /// Control (or Command on macOS).
     pub ctrl: bool,
     /// Shift.
@@ -56,7 +56,7 @@ pub struct Modifiers {
 
 /// One key press.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeyPress {
+pub(super) struct KeyPress {
     /// The key.
     pub key: Key,
     /// The modifiers.
@@ -65,7 +65,7 @@ pub struct KeyPress {
 
 /// What has the keyboard.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyContext {
+pub(super) enum KeyContext {
     /// No question is being answered: keys move around the session.
     Browsing,
     /// A choice item of a batch has focus.
@@ -86,7 +86,7 @@ pub enum KeyContext {
 
 /// What a key press asks for.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Command {
+pub(super) enum Command {
     /// Scroll by this many pages.
     ScrollPages(f32),
     /// Jump to the oldest content.
@@ -130,7 +130,7 @@ pub enum Command {
 }
 
 /// The command for a key press in a context, if any.
-pub fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
+pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
     let KeyPress { key, modifiers } = press;
     let (ctrl, shift, alt) = (modifiers.ctrl, modifiers.shift, modifiers.alt);
     // Keys that mean the same wherever the keyboard is.

@@ -9,11 +9,11 @@
 //! rectangles over the layers, so moving them repaints nothing.
 
 use super::gpu::{DrawItem, Gpu, LayerTexture};
-use chatsurface_compositor::color::Color;
-use chatsurface_compositor::identity::PaintId;
-use chatsurface_compositor::layout::{CardLayout, FrameLayout};
-use chatsurface_compositor::units::{Rect, ScaleFactor};
 use chatsurface_compositor::ChatSurfaceCompositor;
+use chatsurface_compositor::Color;
+use chatsurface_compositor::PaintId;
+use chatsurface_compositor::{CardLayout, FrameLayout};
+use chatsurface_compositor::{Rect, ScaleFactor};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -27,7 +27,7 @@ struct CardLayer {
 
 /// The textures kept between frames.
 #[derive(Debug, Default)]
-pub struct RetainedLayers {
+pub(super) struct RetainedLayers {
     scale_bits: u32,
     chrome: Option<(u64, LayerTexture)>,
     overlay: Option<(u64, Rect, LayerTexture)>,
@@ -37,7 +37,7 @@ pub struct RetainedLayers {
 
 /// A solid rectangle drawn over the layers.
 #[derive(Clone, Copy, Debug)]
-pub struct Highlight {
+pub(super) struct Highlight {
     /// Where, in logical pixels.
     pub rect: Rect,
     /// Its colour.
@@ -48,7 +48,7 @@ pub struct Highlight {
 
 impl RetainedLayers {
     /// Brings the textures up to date with a frame; returns how many layers were painted.
-    pub fn update(
+    pub(super) fn update(
         &mut self,
         gpu: &Gpu,
         compositor: &mut ChatSurfaceCompositor,
@@ -112,7 +112,7 @@ impl RetainedLayers {
     }
 
     /// Bytes of GPU memory the layers hold.
-    pub fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         self.chrome
             .iter()
             .map(|(_, texture)| texture.bytes())
@@ -131,7 +131,7 @@ impl RetainedLayers {
 
     /// The draw list for a frame: chrome, cards clipped to the transcript, highlights, then
     /// overlays.
-    pub fn draw_list<'a>(
+    pub(super) fn draw_list<'a>(
         &'a self,
         gpu: &'a Gpu,
         frame: &FrameLayout,
@@ -208,7 +208,7 @@ impl RetainedLayers {
 }
 
 /// A colour as the shader multiplies it: 0–1, premultiplied by its opacity.
-pub fn premultiplied(color: Color) -> [f32; 4] {
+pub(super) fn premultiplied(color: Color) -> [f32; 4] {
     let a = f32::from(color.a) / 255.0;
     [
         f32::from(color.r) / 255.0 * a,

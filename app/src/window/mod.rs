@@ -20,10 +20,10 @@ mod stats;
 
 use crate::error::AppError;
 use answer::Answering;
-use chatsurface_compositor::intent::{Viewport, VIEWPORT_RANGE};
-use chatsurface_compositor::text::FontSet;
-use chatsurface_compositor::theme::{Density, Style, Theme};
-use chatsurface_compositor::units::{px, Rect, ScaleFactor};
+use chatsurface_compositor::FontSet;
+use chatsurface_compositor::{px, Rect, ScaleFactor};
+use chatsurface_compositor::{Density, Style, Theme};
+use chatsurface_compositor::{Viewport, VIEWPORT_RANGE};
 use chatsurface_model::NodeRef;
 use desk::{Desk, LINE};
 use editor::{Clipboard, EditCommand, MemoryClipboard};

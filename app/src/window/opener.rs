@@ -12,10 +12,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The environment variable naming a program to open attachments with.
-pub const OPENER_VARIABLE: &str = "CHATSURFACE_OPENER";
+pub(super) const OPENER_VARIABLE: &str = "CHATSURFACE_OPENER";
 
 /// Opens `path` without waiting; returns a one-line status for the window, or why not.
-pub fn open_attachment(path: &str) -> Result<String, String> {
+pub(super) fn open_attachment(path: &str) -> Result<String, String> {
     let file = Path::new(path);
     if !file.is_absolute() {
         return Err(format!("cannot open {path:?}: not an absolute path"));

@@ -17,7 +17,7 @@ const DEMO_SESSION: &str = include_str!("../../../examples/sessions/design-recor
 const DEMO_SESSION_ID: &str = "s-2026-11-30-adr0031";
 
 /// Whether a snapshot is the bundled demo's (its questions are examples, not an agent's).
-pub fn is_demo(snapshot: &Snapshot) -> bool {
+pub(super) fn is_demo(snapshot: &Snapshot) -> bool {
     snapshot
         .session
         .as_ref()
@@ -26,13 +26,13 @@ pub fn is_demo(snapshot: &Snapshot) -> bool {
 
 /// An open session log.
 #[derive(Debug)]
-pub struct SessionLog {
+pub(super) struct SessionLog {
     writer: LogWriter,
 }
 
 impl SessionLog {
     /// Opens a log; warnings (a torn last line, cut off) go to stderr.
-    pub fn open(path: &Path) -> Result<SessionLog, AppError> {
+    pub(super) fn open(path: &Path) -> Result<SessionLog, AppError> {
         if !path.exists() {
             return Err(AppError::NoInput(format!(
                 "{}: no such log",
@@ -47,17 +47,17 @@ impl SessionLog {
     }
 
     /// The folded session.
-    pub fn snapshot(&self) -> &Snapshot {
+    pub(super) fn snapshot(&self) -> &Snapshot {
         self.writer.snapshot()
     }
 
     /// The log's path.
-    pub fn path(&self) -> &Path {
+    pub(super) fn path(&self) -> &Path {
         self.writer.path()
     }
 
     /// Folds what others appended since the last look; returns whether anything was new.
-    pub fn follow(&mut self) -> Result<bool, String> {
+    pub(super) fn follow(&mut self) -> Result<bool, String> {
         self.writer
             .catch_up()
             .map(|events| !events.is_empty())
@@ -66,7 +66,7 @@ impl SessionLog {
 
     /// Appends the human's events, fsynced. The writer folds what others wrote first, under
     /// the log's file lock, so the window's sequence numbers follow theirs.
-    pub fn append(&mut self, bodies: Vec<EventBody>) -> Result<(), String> {
+    pub(super) fn append(&mut self, bodies: Vec<EventBody>) -> Result<(), String> {
         self.writer
             .append_all(bodies)
             .map(drop)
@@ -75,7 +75,7 @@ impl SessionLog {
 }
 
 /// The store's most recently written session log, if any.
-pub fn newest_session(data_dir: &Path) -> Option<PathBuf> {
+pub(super) fn newest_session(data_dir: &Path) -> Option<PathBuf> {
     let entries = std::fs::read_dir(data_dir.join("sessions")).ok()?;
     entries
         .filter_map(Result::ok)

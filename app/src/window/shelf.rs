@@ -7,14 +7,14 @@
 //! notes which grew last. It owns the logs; it decides nothing about what the window shows.
 
 use super::session::{is_demo, SessionLog};
-use chatsurface_compositor::intent::Elsewhere;
+use chatsurface_compositor::Elsewhere;
 use chatsurface_model::NodeRef;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// A question waiting for the human, named by the log it is in and its node there.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WaitingQuestion {
+pub(super) struct WaitingQuestion {
     /// The session's log.
     pub log: PathBuf,
     /// The batch or confirmation.
@@ -59,7 +59,7 @@ impl Shelved {
 
 /// The sessions the window follows: the one shown, and the others.
 #[derive(Debug)]
-pub struct Shelf {
+pub(super) struct Shelf {
     store: Option<PathBuf>,
     shown: Shelved,
     others: BTreeMap<PathBuf, Shelved>,
@@ -71,7 +71,7 @@ pub struct Shelf {
 
 /// What one look at the logs found.
 #[derive(Debug, Default)]
-pub struct Growth {
+pub(super) struct Growth {
     /// Logs that have new events.
     pub grown: Vec<PathBuf>,
     /// Logs that could not be read, one line each.
@@ -81,7 +81,7 @@ pub struct Growth {
 impl Shelf {
     /// A shelf showing `log` and, when `store` names a data directory, holding every other
     /// session log found there from the first [`Shelf::look`] on.
-    pub fn new(log: SessionLog, store: Option<PathBuf>) -> Shelf {
+    pub(super) fn new(log: SessionLog, store: Option<PathBuf>) -> Shelf {
         Shelf {
             store,
             shown: Shelved::new(log, 0),
@@ -92,18 +92,18 @@ impl Shelf {
     }
 
     /// The session shown.
-    pub fn shown(&self) -> &SessionLog {
+    pub(super) fn shown(&self) -> &SessionLog {
         &self.shown.log
     }
 
     /// The session shown, to append to.
-    pub fn shown_mut(&mut self) -> &mut SessionLog {
+    pub(super) fn shown_mut(&mut self) -> &mut SessionLog {
         &mut self.shown.log
     }
 
     /// Shows the session at `log`; returns false (and changes nothing) if the shelf does not
     /// hold it.
-    pub fn show(&mut self, log: &Path) -> bool {
+    pub(super) fn show(&mut self, log: &Path) -> bool {
         let Some(next) = self.others.remove(log) else {
             return false;
         };
@@ -117,7 +117,7 @@ impl Shelf {
 
     /// Opens logs that appeared in the store and folds what every log gained since the last
     /// look.
-    pub fn look(&mut self) -> Growth {
+    pub(super) fn look(&mut self) -> Growth {
         let mut growth = Growth::default();
         self.open_new_logs(&mut growth);
         for shelved in std::iter::once(&mut self.shown).chain(self.others.values_mut()) {
@@ -179,7 +179,7 @@ impl Shelf {
     /// Every open question: the shown session's first, then the others' in path order, each
     /// session's in transcript order. The bundled demo's questions count only while it is
     /// shown: they are examples that wait for nobody.
-    pub fn waiting(&self) -> Vec<WaitingQuestion> {
+    pub(super) fn waiting(&self) -> Vec<WaitingQuestion> {
         std::iter::once(&self.shown)
             .chain(
                 self.others
@@ -202,7 +202,7 @@ impl Shelf {
     }
 
     /// What waits in every session but the one shown.
-    pub fn elsewhere(&self) -> Elsewhere {
+    pub(super) fn elsewhere(&self) -> Elsewhere {
         let mut elsewhere = Elsewhere::default();
         for shelved in self.others.values().filter(|shelved| shelved.waiting > 0) {
             elsewhere.questions += shelved.waiting;
@@ -212,7 +212,7 @@ impl Shelf {
     }
 
     /// The log that grew last.
-    pub fn last_grown(&self) -> &Path {
+    pub(super) fn last_grown(&self) -> &Path {
         std::iter::once(&self.shown)
             .chain(self.others.values())
             .max_by_key(|shelved| shelved.grew_at)

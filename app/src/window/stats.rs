@@ -14,7 +14,7 @@ const BUCKETS_MS: [f64; 8] = [0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 33.0, f64::INFINITY
 
 /// What was measured so far.
 #[derive(Debug, Default)]
-pub struct FrameStats {
+pub(super) struct FrameStats {
     next_is_scrolled: bool,
     next_is_key: bool,
     scrolled_still: Vec<f64>,
@@ -68,19 +68,25 @@ fn peak_rss_bytes() -> Option<u64> {
 
 impl FrameStats {
     /// The next frame is a scrolled one.
-    pub fn start_scrolled_frame(&mut self) {
+    pub(super) fn start_scrolled_frame(&mut self) {
         self.next_is_scrolled = true;
     }
 
     /// The next key press is timed.
-    pub fn start_key_press(&mut self) {
+    pub(super) fn start_key_press(&mut self) {
         self.next_is_key = true;
     }
 
     /// Records a presented frame: the CPU time to prepare it (layout, repaints, the draw
     /// list), the time the present call took (with a software driver, the GPU's work too),
     /// the layers it painted and the layers' bytes.
-    pub fn frame(&mut self, cpu: Duration, present: Duration, painted: usize, layer_bytes: u64) {
+    pub(super) fn frame(
+        &mut self,
+        cpu: Duration,
+        present: Duration,
+        painted: usize,
+        layer_bytes: u64,
+    ) {
         self.layer_bytes_max = self.layer_bytes_max.max(layer_bytes);
         if std::mem::take(&mut self.next_is_scrolled) {
             self.scrolled_present.push(present.as_secs_f64() * 1000.0);
@@ -95,7 +101,7 @@ impl FrameStats {
 
     /// Records the time from a key press to the frame that shows it: until the frame was
     /// ready to present (the app's own work), and until the present call returned.
-    pub fn key_to_present(&mut self, until_prepared: Duration, until_presented: Duration) {
+    pub(super) fn key_to_present(&mut self, until_prepared: Duration, until_presented: Duration) {
         if std::mem::take(&mut self.next_is_key) {
             self.keys_before_present
                 .push(until_prepared.as_secs_f64() * 1000.0);
@@ -104,17 +110,22 @@ impl FrameStats {
     }
 
     /// Scrolled frames recorded.
-    pub fn scrolled_frames(&self) -> usize {
+    pub(super) fn scrolled_frames(&self) -> usize {
         self.scrolled_still.len() + self.scrolled_painting.len()
     }
 
     /// Key presses recorded.
-    pub fn key_presses(&self) -> usize {
+    pub(super) fn key_presses(&self) -> usize {
         self.keys.len()
     }
 
     /// Writes the statistics as JSON.
-    pub fn write(&self, path: &Path, size: (u32, u32), adapter: &str) -> Result<(), AppError> {
+    pub(super) fn write(
+        &self,
+        path: &Path,
+        size: (u32, u32),
+        adapter: &str,
+    ) -> Result<(), AppError> {
         let report = json!({
             "surface": format!("{}x{}", size.0, size.1),
             "adapter": adapter,

@@ -7,7 +7,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A data directory, a socket and a running server, torn down on drop.
-pub struct Surface {
+pub(crate) struct Surface {
     /// The scratch directory: `data/` (the data dir) and `run/api.sock`.
     pub dir: PathBuf,
     /// The server, while it runs.
@@ -17,7 +17,7 @@ pub struct Surface {
 impl Surface {
     /// A fresh directory named after the test (`prefix` keeps test crates apart) and a
     /// server listening in it.
-    pub fn new(prefix: &str, name: &str) -> Surface {
+    pub(crate) fn new(prefix: &str, name: &str) -> Surface {
         let dir = std::env::temp_dir().join(format!("{prefix}-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -27,12 +27,12 @@ impl Surface {
     }
 
     /// The API socket.
-    pub fn socket(&self) -> PathBuf {
+    pub(crate) fn socket(&self) -> PathBuf {
         self.dir.join("run/api.sock")
     }
 
     /// `chatsurface ARGS` against this surface, with no token or session inherited.
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_chatsurface"));
         command
             .args(args)
@@ -45,7 +45,7 @@ impl Surface {
     }
 
     /// Starts `serve` and waits until it listens.
-    pub fn start(&mut self) {
+    pub(crate) fn start(&mut self) {
         let server = self
             .command(&["serve"])
             .stderr(Stdio::null())
@@ -63,7 +63,7 @@ impl Surface {
     }
 
     /// Adds an integration (with `--dialogs` when asked) and returns its token.
-    pub fn integration(&self, slug: &str, dialogs: bool) -> String {
+    pub(crate) fn integration(&self, slug: &str, dialogs: bool) -> String {
         let mut args = vec!["integration", "add", slug];
         if dialogs {
             args.push("--dialogs");
@@ -84,7 +84,7 @@ impl Surface {
     }
 
     /// The operator's token, as `serve` made it.
-    pub fn operator_token(&self) -> String {
+    pub(crate) fn operator_token(&self) -> String {
         std::fs::read_to_string(self.dir.join("data/operator.token"))
             .unwrap()
             .trim()
@@ -92,7 +92,7 @@ impl Surface {
     }
 
     /// A request with curl: returns (status, JSON body).
-    pub fn http(
+    pub(crate) fn http(
         &self,
         method: &str,
         path: &str,
@@ -137,7 +137,7 @@ impl Surface {
     }
 
     /// Stops the server (as `kill -9` would).
-    pub fn kill_server(&mut self) {
+    pub(crate) fn kill_server(&mut self) {
         if let Some(mut server) = self.server.take() {
             let _ = server.kill();
             let _ = server.wait();

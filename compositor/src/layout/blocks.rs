@@ -23,15 +23,15 @@ use chatsurface_model::{
 use taffy::prelude::{length, NodeId};
 
 /// Characters of a folded message that are shaped.
-pub const FOLDED_CHARS: usize = 700;
+pub(super) const FOLDED_CHARS: usize = 700;
 /// Lines of a folded message that are shown.
-pub const FOLDED_LINES: usize = 10;
+pub(super) const FOLDED_LINES: usize = 10;
 /// Characters of an expanded message that are shaped; the rest is counted, not drawn.
-pub const EXPANDED_CHARS: usize = 24_000;
+pub(super) const EXPANDED_CHARS: usize = 24_000;
 /// Characters of a title or label.
-pub const LABEL_CHARS: usize = 160;
+pub(super) const LABEL_CHARS: usize = 160;
 /// Height bound of any one text leaf in a card.
-pub const MAX_TEXT_HEIGHT: Pixels = Pixels(6_000.0);
+pub(super) const MAX_TEXT_HEIGHT: Pixels = Pixels(6_000.0);
 
 type Spans = Vec<(String, SpanStyle)>;
 
@@ -84,7 +84,7 @@ struct Painter<'a> {
 /// What a card is drawn with besides its node: the working answer when it is the question
 /// being answered, the clock, the language.
 #[derive(Clone, Copy, Debug)]
-pub struct CardContext<'a> {
+pub(super) struct CardContext<'a> {
     /// The operator's working answer (any question's; the card takes it only if it is its).
     pub answering: Option<&'a AnswerView>,
     /// The wall clock, for countdowns.
@@ -287,7 +287,7 @@ impl<'a> Painter<'a> {
 }
 
 /// Builds the card for one transcript block at `width`.
-pub fn build_block(
+pub(super) fn build_block(
     snapshot: &Snapshot,
     block: &TranscriptBlock,
     style: &Style,

@@ -11,7 +11,7 @@ use std::hash::Hash;
 
 /// A cache that keeps what the current and the previous frame used.
 #[derive(Debug)]
-pub struct TwoFrameCache<K, V> {
+pub(super) struct TwoFrameCache<K, V> {
     current: HashMap<K, V>,
     previous: HashMap<K, V>,
 }
@@ -27,12 +27,12 @@ impl<K: Eq + Hash, V: Clone> Default for TwoFrameCache<K, V> {
 
 impl<K: Eq + Hash, V: Clone> TwoFrameCache<K, V> {
     /// Starts a new frame: what the frame before last used and this one has not is freed.
-    pub fn next_frame(&mut self) {
+    pub(super) fn next_frame(&mut self) {
         self.previous = std::mem::take(&mut self.current);
     }
 
     /// The cached value, or a new one made by `make`.
-    pub fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> V {
+    pub(super) fn get_or_insert_with(&mut self, key: K, make: impl FnOnce() -> V) -> V {
         if let Some(value) = self.current.get(&key) {
             return value.clone();
         }
@@ -42,7 +42,7 @@ impl<K: Eq + Hash, V: Clone> TwoFrameCache<K, V> {
     }
 
     /// How many entries are held.
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.current.len() + self.previous.len()
     }
 }

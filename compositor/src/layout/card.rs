@@ -18,7 +18,7 @@ use taffy::prelude::*;
 
 /// How a box is painted.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Decoration {
+pub(super) struct Decoration {
     /// Fill colour.
     pub fill: Option<Color>,
     /// Border colour and width.
@@ -85,14 +85,14 @@ impl CardLayout {
 }
 
 /// Builds one card's tree.
-pub struct CardBuilder {
+pub(super) struct CardBuilder {
     tree: TaffyTree<NodeKind>,
     tags: Vec<(NodeId, CardHit)>,
 }
 
 /// Text size and colour for a leaf.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TextLook {
+pub(super) struct TextLook {
     /// Font size.
     pub font_size: Pixels,
     /// Line height.
@@ -113,7 +113,7 @@ impl Default for CardBuilder {
 
 impl CardBuilder {
     /// An empty tree.
-    pub fn new() -> CardBuilder {
+    pub(super) fn new() -> CardBuilder {
         CardBuilder {
             tree: TaffyTree::new(),
             tags: Vec::new(),
@@ -121,7 +121,7 @@ impl CardBuilder {
     }
 
     /// A text leaf that grows to fill its row or column.
-    pub fn text(&mut self, spans: Vec<(String, SpanStyle)>, look: TextLook) -> NodeId {
+    pub(super) fn text(&mut self, spans: Vec<(String, SpanStyle)>, look: TextLook) -> NodeId {
         self.text_with(
             spans,
             look,
@@ -138,7 +138,7 @@ impl CardBuilder {
     }
 
     /// A text leaf that keeps its natural width (labels, badges).
-    pub fn label(&mut self, spans: Vec<(String, SpanStyle)>, look: TextLook) -> NodeId {
+    pub(super) fn label(&mut self, spans: Vec<(String, SpanStyle)>, look: TextLook) -> NodeId {
         self.text_with(
             spans,
             look,
@@ -170,7 +170,12 @@ impl CardBuilder {
     }
 
     /// A box around children, painted with `decoration`.
-    pub fn boxed(&mut self, style: Style, decoration: Decoration, children: &[NodeId]) -> NodeId {
+    pub(super) fn boxed(
+        &mut self,
+        style: Style,
+        decoration: Decoration,
+        children: &[NodeId],
+    ) -> NodeId {
         let node = self
             .tree
             .new_with_children(style, children)
@@ -182,19 +187,19 @@ impl CardBuilder {
     }
 
     /// Marks a node as a part the pointer can hit.
-    pub fn tag(&mut self, node: NodeId, hit: CardHit) {
+    pub(super) fn tag(&mut self, node: NodeId, hit: CardHit) {
         self.tags.push((node, hit));
     }
 
     /// Replaces a node's box style.
-    pub fn set_style(&mut self, node: NodeId, style: Style) {
+    pub(super) fn set_style(&mut self, node: NodeId, style: Style) {
         self.tree
             .set_style(node, style)
             .expect("the node was created by this builder");
     }
 
     /// A column of children with a gap.
-    pub fn column(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
+    pub(super) fn column(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
         self.boxed(
             column_style(gap, Pixels::ZERO),
             Decoration::default(),
@@ -204,7 +209,7 @@ impl CardBuilder {
 
     /// A column that takes the room left in a row and wraps its text to it, rather than
     /// pushing past the row's edge.
-    pub fn shrinking_column(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
+    pub(super) fn shrinking_column(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
         let style = Style {
             flex_grow: 1.0,
             flex_shrink: 1.0,
@@ -218,7 +223,7 @@ impl CardBuilder {
     }
 
     /// A row of children with a gap, centred vertically.
-    pub fn row(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
+    pub(super) fn row(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
         self.boxed(
             row_style(gap, FlexWrap::NoWrap),
             Decoration::default(),
@@ -227,7 +232,7 @@ impl CardBuilder {
     }
 
     /// A row of children that wraps onto more lines when they do not fit (buttons, pills).
-    pub fn wrapping_row(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
+    pub(super) fn wrapping_row(&mut self, gap: Pixels, children: &[NodeId]) -> NodeId {
         self.boxed(
             row_style(gap, FlexWrap::Wrap),
             Decoration::default(),
@@ -236,7 +241,12 @@ impl CardBuilder {
     }
 
     /// Lays the tree out at `width` and collects its paint.
-    pub fn finish(mut self, root: NodeId, width: Pixels, text: &mut TextSystem) -> CardLayout {
+    pub(super) fn finish(
+        mut self,
+        root: NodeId,
+        width: Pixels,
+        text: &mut TextSystem,
+    ) -> CardLayout {
         if let Ok(style) = self.tree.style(root) {
             let mut style = style.clone();
             style.size.width = length(width.0);
@@ -362,7 +372,7 @@ fn row_style(gap: Pixels, wrap: FlexWrap) -> Style {
 }
 
 /// A column with a gap and padding, children stretched to its width.
-pub fn column_style(gap: Pixels, padding: Pixels) -> Style {
+pub(super) fn column_style(gap: Pixels, padding: Pixels) -> Style {
     Style {
         flex_direction: FlexDirection::Column,
         gap: Size {

@@ -15,7 +15,7 @@ use crate::words::Word;
 
 /// Paints the header into `region`; returns where the pill of what awaits is, which a click
 /// follows to the next open question.
-pub fn paint_header(
+pub(super) fn paint_header(
     summary: &HeaderSummary,
     region: Rect,
     style: &Style,

@@ -11,7 +11,7 @@ use crate::units::Pixels;
 use std::sync::Arc;
 
 /// Longest line shaped, in characters; the rest is clipped anyway.
-pub const LINE_CHARS: usize = 240;
+pub(super) const LINE_CHARS: usize = 240;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct LineKey {
@@ -22,18 +22,18 @@ struct LineKey {
 
 /// Shaped single lines, kept for two frames.
 #[derive(Debug, Default)]
-pub struct LineCache {
+pub(super) struct LineCache {
     lines: TwoFrameCache<LineKey, Arc<ShapedText>>,
 }
 
 impl LineCache {
     /// Starts a frame.
-    pub fn next_frame(&mut self) {
+    pub(super) fn next_frame(&mut self) {
         self.lines.next_frame();
     }
 
     /// One line of (untrusted) text at a size, shaped without wrapping.
-    pub fn line(
+    pub(super) fn line(
         &mut self,
         text: &str,
         style: SpanStyle,

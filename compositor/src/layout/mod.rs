@@ -16,7 +16,6 @@ mod overview;
 mod transcript;
 
 pub use card::CardLayout;
-pub use transcript::{PlacedTranscript, OVERSCAN};
 
 use crate::answering::CardHit;
 use crate::declutter::{DeclutteredView, Presentation};
@@ -32,7 +31,7 @@ use taffy::prelude::*;
 use transcript::{ListInput, TranscriptLayout};
 
 /// Below this width the overview moves above the transcript (narrow MFD panels).
-pub const NARROW_WIDTH: Pixels = Pixels(760.0);
+pub(crate) const NARROW_WIDTH: Pixels = Pixels(760.0);
 
 /// What a point of the frame belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +111,7 @@ impl FrameLayout {
 
 /// Layout's state: fonts and the caches that make a frame after the first cheap.
 #[derive(Debug)]
-pub struct LayoutEngine {
+pub(crate) struct LayoutEngine {
     text: TextSystem,
     transcript: TranscriptLayout,
     lines: LineCache,
@@ -120,7 +119,7 @@ pub struct LayoutEngine {
 
 impl LayoutEngine {
     /// An engine with the given fonts.
-    pub fn new(fonts: FontSet) -> LayoutEngine {
+    pub(crate) fn new(fonts: FontSet) -> LayoutEngine {
         LayoutEngine {
             text: TextSystem::new(fonts),
             transcript: TranscriptLayout::default(),
@@ -130,22 +129,22 @@ impl LayoutEngine {
 
     /// Drops every laid-out card (the fonts and shaped UI lines stay): the next frame lays
     /// out from nothing, as a new engine would.
-    pub fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         self.transcript = TranscriptLayout::default();
     }
 
     /// The text system, which the rasteriser needs for glyph images.
-    pub fn text_system(&mut self) -> &mut TextSystem {
+    pub(crate) fn text_system(&mut self) -> &mut TextSystem {
         &mut self.text
     }
 
     /// Transcript cards held in the cache (for benchmarks and tests of cache bounds).
-    pub fn cached_cards(&self) -> usize {
+    pub(crate) fn cached_cards(&self) -> usize {
         self.transcript.cached_cards()
     }
 
     /// Stage three: lays out one frame.
-    pub fn layout(
+    pub(crate) fn layout(
         &mut self,
         snapshot: &Snapshot,
         view: &DeclutteredView,
@@ -337,7 +336,7 @@ impl LayoutEngine {
 
     /// The anchor after scrolling the transcript by `delta` logical pixels (positive shows
     /// newer content). Uses the same cached card layouts as [`LayoutEngine::layout`].
-    pub fn scroll(
+    pub(crate) fn scroll(
         &mut self,
         snapshot: &Snapshot,
         view: &DeclutteredView,
@@ -361,7 +360,7 @@ impl LayoutEngine {
 }
 
 /// How many overview rows the frame has room for: what Declutter may fill.
-pub fn overview_capacity(intent: &Intent) -> usize {
+pub(crate) fn overview_capacity(intent: &Intent) -> usize {
     overview::rows_that_fit(frame_regions(intent).overview, &intent.style)
 }
 

@@ -17,7 +17,7 @@ use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{NodeRef, Snapshot, ThreadStatus};
 
 /// Indentation per depth level.
-pub const INDENT: Pixels = Pixels(14.0);
+pub(super) const INDENT: Pixels = Pixels(14.0);
 
 struct RowPainter<'a> {
     scene: &'a mut Scene,
@@ -98,7 +98,7 @@ fn rows_top(style: &Style) -> Pixels {
 }
 
 /// How many rows fit in an overview panel of this size.
-pub fn rows_that_fit(region: Rect, style: &Style) -> usize {
+pub(super) fn rows_that_fit(region: Rect, style: &Style) -> usize {
     let room = region.height - rows_top(style);
     (room.0 / style.metrics.overview_row_height.0)
         .floor()
@@ -106,7 +106,7 @@ pub fn rows_that_fit(region: Rect, style: &Style) -> usize {
 }
 
 /// Paints the overview rows into `region`; returns what each thread row lets the pointer hit.
-pub fn paint_overview(
+pub(super) fn paint_overview(
     snapshot: &Snapshot,
     rows: &[OverviewRow],
     region: Rect,

@@ -21,11 +21,11 @@ use std::sync::Arc;
 
 /// Extra height laid out beyond each edge of the viewport, so a small scroll finds its cards
 /// ready.
-pub const OVERSCAN: Pixels = Pixels(400.0);
+pub(super) const OVERSCAN: Pixels = Pixels(400.0);
 
 /// What a card's layout depends on; a change to any of these lays it out again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CardKey {
+pub(super) struct CardKey {
     /// The folded history the node belongs to: indices of two sessions never meet here.
     history: History,
     node: NodeRef,
@@ -45,7 +45,7 @@ pub struct CardKey {
 
 /// A card placed in the transcript.
 #[derive(Clone, Debug)]
-pub struct PlacedCard {
+pub(super) struct PlacedCard {
     /// Index into the decluttered transcript.
     pub index: usize,
     /// The node it shows.
@@ -58,7 +58,7 @@ pub struct PlacedCard {
 
 /// The visible part of the transcript after layout.
 #[derive(Clone, Debug, Default)]
-pub struct PlacedTranscript {
+pub(super) struct PlacedTranscript {
     /// The cards that intersect the viewport or its margin, top to bottom.
     pub cards: Vec<PlacedCard>,
     /// The anchor that reproduces this position (never `Bottom` unless pinned there).
@@ -71,7 +71,7 @@ pub struct PlacedTranscript {
 
 /// What the list is laid out from: the blocks to show, where, and in which style.
 #[derive(Clone, Copy, Debug)]
-pub struct ListInput<'a> {
+pub(super) struct ListInput<'a> {
     /// The snapshot the blocks point into.
     pub snapshot: &'a Snapshot,
     /// The decluttered transcript.
@@ -92,7 +92,7 @@ pub struct ListInput<'a> {
 
 /// Lays out transcript cards, caching them across frames.
 #[derive(Debug, Default)]
-pub struct TranscriptLayout {
+pub(super) struct TranscriptLayout {
     cards: TwoFrameCache<CardKey, Arc<CardLayout>>,
 }
 
@@ -110,17 +110,17 @@ fn revision_of(snapshot: &Snapshot, node: NodeRef) -> u64 {
 
 impl TranscriptLayout {
     /// Starts a frame: cards unused since the frame before last are freed.
-    pub fn next_frame(&mut self) {
+    pub(super) fn next_frame(&mut self) {
         self.cards.next_frame();
     }
 
     /// Cards held in the cache.
-    pub fn cached_cards(&self) -> usize {
+    pub(super) fn cached_cards(&self) -> usize {
         self.cards.len()
     }
 
     /// The layout of one block at a width (cached).
-    pub fn card(
+    pub(super) fn card(
         &mut self,
         list: &ListInput,
         block: &TranscriptBlock,
@@ -180,7 +180,7 @@ impl TranscriptLayout {
     }
 
     /// Places the cards that show in `region` for `anchor`.
-    pub fn place(
+    pub(super) fn place(
         &mut self,
         list: &ListInput,
         anchor: ScrollAnchor,
@@ -283,7 +283,7 @@ impl TranscriptLayout {
     }
 
     /// The anchor after scrolling by `delta` (positive moves toward newer content).
-    pub fn scroll(
+    pub(super) fn scroll(
         &mut self,
         list: &ListInput,
         anchor: ScrollAnchor,

@@ -10,7 +10,7 @@ use cosmic_text::{SwashContent, SwashImage};
 
 /// A rectangle of device pixels, `[x0, x1) × [y0, y1)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DeviceClip {
+pub(super) struct DeviceClip {
     /// Left edge.
     pub x0: i32,
     /// Top edge.
@@ -22,7 +22,7 @@ pub struct DeviceClip {
 }
 
 /// A frame buffer of premultiplied RGBA8 pixels.
-pub struct FrameBuffer<'a> {
+pub(super) struct FrameBuffer<'a> {
     /// The pixels, row after row.
     pub data: &'a mut [u8],
     /// Width in pixels.
@@ -47,7 +47,7 @@ fn blend_over(source: [u32; 4], target: &mut [u8]) {
 
 impl FrameBuffer<'_> {
     /// Blends a glyph image whose top-left corner is at (`x`, `y`), in `color` for masks.
-    pub fn blend_glyph(
+    pub(super) fn blend_glyph(
         &mut self,
         image: &SwashImage,
         x: i32,

@@ -9,18 +9,15 @@
 mod glyphs;
 mod tiny_skia_backend;
 
-pub use tiny_skia_backend::TinySkiaRasterizer;
+pub(crate) use tiny_skia_backend::TinySkiaRasterizer;
 
 use crate::scene::Scene;
 use crate::text::TextSystem;
-use crate::units::{DevicePixels, ScaleFactor};
+use crate::units::ScaleFactor;
 
 /// A backend that turns a display list into pixels.
-pub trait Rasterizer {
+pub(crate) trait Rasterizer {
     /// Paints `scene` at `scale`, replacing what the target held. `text` provides glyph
     /// images for the scene's shaped text.
     fn paint(&mut self, scene: &Scene, scale: ScaleFactor, text: &mut TextSystem);
-
-    /// The size of the painted frame, in device pixels.
-    fn size(&self) -> (DevicePixels, DevicePixels);
 }

@@ -10,12 +10,12 @@ use super::Rasterizer;
 use crate::color::Color;
 use crate::scene::{Layer, Quad, Scene};
 use crate::text::TextSystem;
-use crate::units::{DevicePixels, Rect, ScaleFactor};
+use crate::units::{Rect, ScaleFactor};
 use tiny_skia::{FillRule, Mask, Paint, PathBuilder, Pixmap, PixmapMut, Stroke, Transform};
 
 /// Paints scenes into a tiny-skia [`Pixmap`].
 #[derive(Debug)]
-pub struct TinySkiaRasterizer {
+pub(crate) struct TinySkiaRasterizer {
     pixmap: Pixmap,
 }
 
@@ -64,12 +64,12 @@ fn rounded_rect(x: f32, y: f32, width: f32, height: f32, radius: f32) -> Option<
 
 impl TinySkiaRasterizer {
     /// The painted frame.
-    pub fn pixmap(&self) -> &Pixmap {
+    pub(crate) fn pixmap(&self) -> &Pixmap {
         &self.pixmap
     }
 
     /// Takes the painted frame.
-    pub fn into_pixmap(self) -> Pixmap {
+    pub(crate) fn into_pixmap(self) -> Pixmap {
         self.pixmap
     }
 
@@ -206,13 +206,6 @@ impl Rasterizer for TinySkiaRasterizer {
             }
             self.paint_texts(scene, layer, scale, text);
         }
-    }
-
-    fn size(&self) -> (DevicePixels, DevicePixels) {
-        (
-            DevicePixels(self.pixmap.width()),
-            DevicePixels(self.pixmap.height()),
-        )
     }
 }
 

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// Why a request to the surface gave no JSON answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SurfaceCallError {
+pub(super) enum SurfaceCallError {
     /// Nothing answered at the socket, or the connection broke.
     Unreachable(String),
     /// The surface refused the request with a 4xx or 5xx and its JSON error body.
@@ -61,7 +61,7 @@ impl fmt::Display for SurfaceCallError {
 /// `path` must already have its variable segments encoded with [`segment`]. There is no
 /// client-side time limit: a blocking question waits as long as the surface holds it, and the
 /// caller drops the future to give up.
-pub async fn call(
+pub(super) async fn call(
     socket: &Path,
     method: Method,
     path: &str,
@@ -83,7 +83,7 @@ pub async fn call(
 }
 
 /// The JSON of a reply, or the error its status and body describe.
-pub fn reply(status: u16, body: &[u8]) -> Result<Value, SurfaceCallError> {
+pub(super) fn reply(status: u16, body: &[u8]) -> Result<Value, SurfaceCallError> {
     let json: Option<Value> = serde_json::from_slice(body).ok();
     match json {
         Some(json) if (200..300).contains(&status) => Ok(json),
@@ -111,7 +111,7 @@ pub fn reply(status: u16, body: &[u8]) -> Result<Value, SurfaceCallError> {
 
 /// One path segment, percent-encoded so that any id (a slash, a space, Cyrillic) stays one
 /// segment.
-pub fn segment(text: &str) -> String {
+pub(super) fn segment(text: &str) -> String {
     let mut encoded = String::with_capacity(text.len());
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {

@@ -15,15 +15,16 @@ use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 
 /// What the pending result tells the model to do.
-pub const PENDING_MESSAGE: &str = "The human has not answered yet; pending is never approval. \
+pub(super) const PENDING_MESSAGE: &str =
+    "The human has not answered yet; pending is never approval. \
                                    Call get_pending_answer with this callId later.";
 
 /// The longest finite timeout, in seconds (about 24.8 days).
-pub const MAX_TIMEOUT_S: i64 = 2_147_483;
+pub(super) const MAX_TIMEOUT_S: i64 = 2_147_483;
 
 /// Where a batch stands, as the surface reported it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(super) enum Outcome {
     /// The human answered.
     Answered(ClarificationResponse),
     /// No answer yet; the batch stays open.
@@ -42,7 +43,7 @@ pub enum Outcome {
 
 /// Checks what is the tool's own to check and returns the seconds to wait: `None` to wait
 /// until answered (no `timeout`, or -1), else 1 to [`MAX_TIMEOUT_S`].
-pub fn check_ask(args: &AskUserQuestionArgs) -> Result<Option<u64>, String> {
+pub(super) fn check_ask(args: &AskUserQuestionArgs) -> Result<Option<u64>, String> {
     if args.questions.is_empty() {
         return Err("questions: ask at least one question".to_owned());
     }
@@ -69,7 +70,7 @@ pub fn check_ask(args: &AskUserQuestionArgs) -> Result<Option<u64>, String> {
 /// A question with options becomes a choice (option ids `o1`, `o2`…, the description as the
 /// option's detail, free text allowed, several choices when `multi_select`, and a label ending
 /// in "(Recommended)" marked as recommended); one without becomes a multi-line text item.
-pub fn question_items(questions: &[Question]) -> Vec<ClarificationItem> {
+pub(super) fn question_items(questions: &[Question]) -> Vec<ClarificationItem> {
     questions.iter().map(question_item).collect()
 }
 
@@ -108,7 +109,7 @@ fn question_item(question: &Question) -> ClarificationItem {
 
 /// The body of `POST /v1/sessions/{sid}/clarifications` for the items; with `wait`, the
 /// surface answers pending after that many seconds instead of holding the request.
-pub fn batch_body(batch_id: &str, items: &[ClarificationItem], wait: Option<u64>) -> Value {
+pub(super) fn batch_body(batch_id: &str, items: &[ClarificationItem], wait: Option<u64>) -> Value {
     let mut body = Map::new();
     body.insert("id".into(), json!(batch_id));
     body.insert("items".into(), json!(items));
@@ -120,7 +121,7 @@ pub fn batch_body(batch_id: &str, items: &[ClarificationItem], wait: Option<u64>
 
 /// Reads a batch reply: `{"pending":true,"batch_id"}`, or `{"batch_id","status",
 /// "response"?}` with status `answered`, `expired` or `withdrawn`.
-pub fn outcome_of(reply: &Value) -> Result<Outcome, String> {
+pub(super) fn outcome_of(reply: &Value) -> Result<Outcome, String> {
     let unreadable = || format!("the surface answered something this server cannot read: {reply}");
     let batch_id = reply
         .get("batch_id")
@@ -148,7 +149,10 @@ pub fn outcome_of(reply: &Value) -> Result<Outcome, String> {
 /// The tool's result for an answered batch: one entry per item, in the items' order, with the
 /// chosen options' labels in `selected` and any free text in `custom`. A skipped or
 /// unanswered item has empty `selected` and no `custom`.
-pub fn answers_result(items: &[ClarificationItem], response: &ClarificationResponse) -> Value {
+pub(super) fn answers_result(
+    items: &[ClarificationItem],
+    response: &ClarificationResponse,
+) -> Value {
     let answers: Vec<Value> = items
         .iter()
         .map(|item| {
@@ -186,12 +190,12 @@ pub fn answers_result(items: &[ClarificationItem], response: &ClarificationRespo
 }
 
 /// The tool's result when the wait passed unanswered.
-pub fn pending_result(batch_id: &str) -> Value {
+pub(super) fn pending_result(batch_id: &str) -> Value {
     json!({"pending": true, "callId": batch_id, "message": PENDING_MESSAGE})
 }
 
 /// Why a closed batch gives no answer, for the model.
-pub fn closed_message(batch_id: &str, status: &str) -> String {
+pub(super) fn closed_message(batch_id: &str, status: &str) -> String {
     format!(
         "The question {batch_id:?} was {status} before the human answered it; there is no \
          answer, and this is not approval."
@@ -200,7 +204,10 @@ pub fn closed_message(batch_id: &str, status: &str) -> String {
 
 /// The items of batch `batch_id` in a session snapshot (`GET …/snapshot`), for a batch this
 /// process did not open.
-pub fn batch_items_in_snapshot(snapshot: &Value, batch_id: &str) -> Option<Vec<ClarificationItem>> {
+pub(super) fn batch_items_in_snapshot(
+    snapshot: &Value,
+    batch_id: &str,
+) -> Option<Vec<ClarificationItem>> {
     snapshot
         .get("batches")?
         .as_array()?

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 /// Arguments of `ask_user_question`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-pub struct AskUserQuestionArgs {
+pub(super) struct AskUserQuestionArgs {
     /// Questions to ask the user, shown together as one batch.
     pub questions: Vec<Question>,
     /// Seconds to wait for the answers; omit (or -1) to wait until the user answers. Give a
@@ -23,7 +23,7 @@ pub struct AskUserQuestionArgs {
 
 /// One question of `ask_user_question`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-pub struct Question {
+pub(super) struct Question {
     /// Stable id for this question, unique in the call; echoed in the answer.
     pub id: String,
     /// The specific question to ask the user.
@@ -42,7 +42,7 @@ pub struct Question {
 
 /// One choice of a question.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-pub struct QuestionOption {
+pub(super) struct QuestionOption {
     /// Short user-facing option label; echoed in `selected` when chosen.
     pub label: String,
     /// One sentence explaining the tradeoff or impact.
@@ -52,7 +52,7 @@ pub struct QuestionOption {
 
 /// Arguments of `get_pending_answer`.
 #[derive(Clone, Debug, Deserialize, JsonSchema)]
-pub struct GetPendingAnswerArgs {
+pub(super) struct GetPendingAnswerArgs {
     /// The `callId` of a pending `ask_user_question` result (or the `batch_id` of
     /// `open_chat_clarification_batch`).
     #[serde(rename = "callId")]
@@ -65,7 +65,7 @@ pub struct GetPendingAnswerArgs {
 
 /// Arguments of `open_chat_clarification_batch`: a batch as the session log holds it.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-pub struct BatchArgs {
+pub(super) struct BatchArgs {
     /// The batch's id, unique in the session.
     pub id: String,
     /// The thread that asks; "main" when omitted.
@@ -86,7 +86,7 @@ pub struct BatchArgs {
 
 /// One question of a batch.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-pub struct BatchItem {
+pub(super) struct BatchItem {
     /// Stable id, unique within the batch.
     pub id: String,
     /// The question (at most 600 characters).
@@ -113,7 +113,7 @@ pub struct BatchItem {
 /// How a batch item is answered.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ItemKind {
+pub(super) enum ItemKind {
     /// One line of free text.
     Text,
     /// Several lines of free text.
@@ -126,7 +126,7 @@ pub enum ItemKind {
 
 /// One option of a choice item.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-pub struct BatchOption {
+pub(super) struct BatchOption {
     /// Stable id, unique within the item.
     pub id: String,
     /// What the human reads.
@@ -138,7 +138,7 @@ pub struct BatchOption {
 
 /// Arguments of `submit_chat_clarification_response`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-pub struct SubmitArgs {
+pub(super) struct SubmitArgs {
     /// The batch answered.
     #[serde(skip_serializing)]
     pub batch_id: String,
@@ -151,7 +151,7 @@ pub struct SubmitArgs {
 
 /// The answer to one item of a batch.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-pub struct ItemAnswer {
+pub(super) struct ItemAnswer {
     /// The item answered.
     pub item_id: String,
     /// The chosen option ids (choice and yes/no items).
@@ -167,7 +167,7 @@ pub struct ItemAnswer {
 
 /// Arguments of `post_message`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-pub struct PostMessageArgs {
+pub(super) struct PostMessageArgs {
     /// The message, in markdown.
     pub text: String,
     /// The thread it belongs to; "main" when omitted.
@@ -181,7 +181,7 @@ pub struct PostMessageArgs {
 /// Who wrote a message.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Role {
+pub(super) enum Role {
     /// The agent (you).
     #[default]
     Agent,
@@ -195,7 +195,7 @@ pub enum Role {
 
 /// Arguments of `open_thread`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
-pub struct OpenThreadArgs {
+pub(super) struct OpenThreadArgs {
     /// The thread's id, unique in the session.
     pub id: String,
     /// Its title (at most 60 characters).
@@ -211,7 +211,7 @@ pub struct OpenThreadArgs {
 /// What kind of thread.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum ThreadKind {
+pub(super) enum ThreadKind {
     /// A main topic of the session.
     #[default]
     Topic,
