@@ -10,5 +10,6 @@ pub mod commands;
 pub mod dev;
 pub mod error;
 pub mod fsutil;
+pub mod logging;
 pub mod paths;
 pub mod window;

@@ -8,6 +8,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    chatsurface::logging::init();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => return chatsurface::cli::report_usage_error(error),

@@ -427,7 +427,7 @@ impl SessionStore {
     pub fn follow_all(&self) {
         for (id, session) in self.all() {
             if let Err(error) = session.follow() {
-                eprintln!("warning: session {id}: {error}");
+                tracing::warn!("session {id}: {error}");
             }
         }
     }

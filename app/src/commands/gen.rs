@@ -27,6 +27,6 @@ pub(super) fn run(args: &GenArgs) -> Result<(), AppError> {
     let written = writer
         .append_all(generate(&config))
         .map_err(|error| AppError::CannotCreate(error.to_string()))?;
-    eprintln!("wrote {} events to {}", written.len(), args.out.display());
+    tracing::info!("wrote {} events to {}", written.len(), args.out.display());
     Ok(())
 }

@@ -9,8 +9,8 @@ use crate::error::AppError;
 pub(super) fn run(session: Option<String>) -> Result<(), AppError> {
     let config = McpConfig::from_env(session, |name| std::env::var(name).ok());
     if config.token.is_none() {
-        eprintln!(
-            "warning: CHATSURFACE_TOKEN is not set; the tools will refuse until it is \
+        tracing::warn!(
+            "CHATSURFACE_TOKEN is not set; the tools will refuse until it is \
              (`chatsurface integration add SLUG` prints a token)"
         );
     }

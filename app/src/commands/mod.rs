@@ -39,7 +39,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
 fn load(path: &Path) -> Result<LoadedLog, AppError> {
     let loaded = read_log(path)?;
     for warning in &loaded.warnings {
-        eprintln!("warning: {warning}");
+        tracing::warn!("{warning}");
     }
     Ok(loaded)
 }

@@ -45,7 +45,7 @@ pub(super) fn run(args: &OpenArgs) -> Result<(), AppError> {
         || crate::window::run(options),
         || {
             if let Some(server) = server {
-                eprintln!(
+                tracing::info!(
                     "the local API goes on serving agents' questions on {} (answer them with \
                      `chatsurface open` again, or curl /v1/pending); Ctrl+C stops it",
                     socket_path().display()
@@ -71,7 +71,7 @@ fn outlive_a_window_panic(
                 .map(String::as_str)
                 .or_else(|| panic.downcast_ref::<&str>().copied())
                 .unwrap_or("no message");
-            eprintln!("error: the window failed: {what}");
+            tracing::error!("the window failed: {what}");
             keep_serving();
             Err(AppError::Internal(format!(
                 "the window failed ({what}); please report it with the log"

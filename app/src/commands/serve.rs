@@ -21,7 +21,7 @@ fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
     let withdrawn =
         withdraw_orphaned_dialogs(&store).map_err(|error| AppError::BadInput(error.to_string()))?;
     if withdrawn > 0 {
-        eprintln!("withdrew {withdrawn} question(s) left open by a previous server");
+        tracing::info!("withdrew {withdrawn} question(s) left open by a previous server");
     }
     Ok((store, tokens))
 }
@@ -73,7 +73,7 @@ impl Drop for InProcessServer {
 pub(super) fn start_in_process() -> Result<Option<InProcessServer>, AppError> {
     let socket = socket_path();
     if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
-        eprintln!(
+        tracing::info!(
             "the API is already served on {} (chatsurface serve); the window follows its logs",
             socket.display()
         );
@@ -97,10 +97,7 @@ pub(super) fn start_in_process() -> Result<Option<InProcessServer>, AppError> {
                     let _ = stopped.await;
                 };
                 if let Err(error) = serve(state, stop_sender, listen, stop).await {
-                    eprintln!(
-                        "error: the API cannot serve on {}: {error}",
-                        socket.display()
-                    );
+                    tracing::error!("the API cannot serve on {}: {error}", socket.display());
                 }
             });
         })
@@ -138,7 +135,7 @@ pub(super) fn run(listen: Option<SocketAddr>) -> Result<(), AppError> {
                 _ = terminate.recv() => {}
             }
         };
-        eprintln!(
+        tracing::info!(
             "chatsurface API on {}{}",
             socket.display(),
             listen

@@ -540,7 +540,7 @@ impl Desk {
             Ok(()) => true,
             Err(error) => {
                 // On stderr too: the status line may be gone before anyone reads it.
-                eprintln!("error: {error}");
+                tracing::error!("{error}");
                 self.status = Some(Status::alarm(format!("NOT SAVED: {error}")));
                 false
             }

@@ -417,7 +417,7 @@ impl ApplicationHandler for WindowApp {
         match gpu::Gpu::new(window.clone()) {
             Ok(gpu) => {
                 if self.options.bench_frames.is_some() {
-                    eprintln!("GPU: {}", gpu.adapter);
+                    tracing::info!("GPU: {}", gpu.adapter);
                 }
                 self.surface = Some(Surface {
                     window: window.clone(),

@@ -41,7 +41,7 @@ impl SessionLog {
         }
         let writer = LogWriter::open(path)?;
         for warning in writer.open_warnings() {
-            eprintln!("warning: {warning}");
+            tracing::warn!("{warning}");
         }
         Ok(SessionLog { writer })
     }
