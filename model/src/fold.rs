@@ -6,11 +6,15 @@
 //! a reason instead of rendering a half-true picture. It must not do I/O; reading lines and
 //! naming files and line numbers belongs to `log.rs`.
 
-use crate::clarification::{BatchStatus, ClarificationBatch, ClarificationResponse};
-use crate::confirmation::{Confirmation, ConfirmationStatus};
+use crate::clarification::{BatchSpec, BatchStatus, ClarificationBatch, ClarificationResponse};
+use crate::confirmation::{
+    Confirmation, ConfirmationOutcome, ConfirmationSpec, ConfirmationStatus,
+};
 use crate::event::{BatchCloseReason, Event, EventBody};
-use crate::ids::ThreadId;
-use crate::nodes::{Decision, MessageNode, ThreadNode, ThreadStatus};
+use crate::ids::{BatchId, ConfirmationId, MessageId, ThreadId};
+use crate::nodes::{
+    Decision, DecisionSpec, MessageNode, MessageSpec, Session, ThreadNode, ThreadSpec, ThreadStatus,
+};
 use crate::snapshot::{NodeRef, Snapshot, TimelineEntry};
 use crate::validate::{
     validate_batch, validate_confirmation, validate_response, validate_thread, ValidationError,
@@ -49,6 +53,11 @@ fn event_type(body: &EventBody) -> &'static str {
         EventBody::ConfirmationResolved { .. } => "confirmation_resolved",
         EventBody::DecisionRecorded { .. } => "decision_recorded",
     }
+}
+
+/// A broken model rule as the fold reports it.
+fn invalid(error: ValidationError) -> String {
+    error.to_string()
 }
 
 impl Snapshot {
@@ -100,103 +109,25 @@ impl Snapshot {
         self.touch(thread, seq);
     }
 
+    /// Applies one event's body: each kind of event has its method below, which checks the
+    /// event against the snapshot and changes nothing when it refuses.
     fn apply_body(&mut self, seq: u64, at: &str, body: EventBody) -> Result<(), String> {
-        let invalid = |error: ValidationError| error.to_string();
         match body {
-            EventBody::SessionStarted { session } => {
-                if self.session.is_some() {
-                    return Err("the session has already started".into());
-                }
-                self.session = Some(session);
-            }
-            EventBody::ThreadOpened { thread } => {
-                validate_thread(&thread).map_err(invalid)?;
-                if self.index.threads.contains_key(&thread.id) {
-                    return Err(format!("thread.id \"{}\" is already open", thread.id));
-                }
-                let parent_index = match &thread.parent {
-                    Some(parent) => Some(self.thread_for(parent, "thread.parent")?),
-                    None => None,
-                };
-                let index = self.threads.len();
-                self.index.threads.insert(thread.id.clone(), index);
-                self.threads.push(ThreadNode {
-                    spec: thread,
-                    status: ThreadStatus::Active,
-                    messages: 0,
-                    open_questions: 0,
-                    pending_confirmations: 0,
-                    decisions: 0,
-                    last_activity_seq: seq,
-                    parent_index,
-                    revision: seq,
-                });
-                self.push_timeline(NodeRef::Thread(index), index, seq);
-            }
+            EventBody::SessionStarted { session } => self.start_session(session),
+            EventBody::ThreadOpened { thread } => self.open_thread(thread, seq),
             EventBody::ThreadStatusChanged { thread_id, status } => {
-                let index = self.thread_for(&thread_id, "thread_id")?;
-                let thread = &mut self.threads[index];
-                thread.status = status;
-                thread.revision = seq;
-                self.touch(index, seq);
+                self.change_thread_status(&thread_id, status, seq)
             }
-            EventBody::MessageAppended { message } => {
-                let thread = self.thread_for(&message.thread_id, "message.thread_id")?;
-                if self.index.messages.contains_key(&message.id) {
-                    return Err(format!("message.id \"{}\" is already used", message.id));
-                }
-                let index = self.messages.len();
-                self.index.messages.insert(message.id.clone(), index);
-                self.messages.push(MessageNode {
-                    spec: message,
-                    revision: seq,
-                });
-                self.threads[thread].messages += 1;
-                self.push_timeline(NodeRef::Message(index), thread, seq);
-            }
+            EventBody::MessageAppended { message } => self.append_message(message, seq),
             EventBody::MessageChunkAppended { message_id, text } => {
-                let index = self
-                    .message_index(&message_id)
-                    .ok_or_else(|| format!("message_id \"{message_id}\" names no message"))?;
-                let message = &mut self.messages[index];
-                message.spec.text.push_str(&text);
-                message.revision = seq;
-                let thread = self.thread_for(
-                    &self.messages[index].spec.thread_id.clone(),
-                    "message.thread_id",
-                )?;
-                self.touch(thread, seq);
+                self.append_chunk(&message_id, &text, seq)
             }
-            EventBody::ClarificationBatchOpened { batch } => {
-                validate_batch(&batch).map_err(invalid)?;
-                let thread = self.thread_for(&batch.thread_id, "batch.thread_id")?;
-                if self.index.batches.contains_key(&batch.id) {
-                    return Err(format!("batch.id \"{}\" is already used", batch.id));
-                }
-                let index = self.batches.len();
-                self.index.batches.insert(batch.id.clone(), index);
-                self.threads[thread].open_questions += batch.items.len();
-                self.batches.push(ClarificationBatch {
-                    spec: batch,
-                    status: BatchStatus::Open,
-                    response: None,
-                    draft: None,
-                    opened_at: at.to_owned(),
-                    revision: seq,
-                });
-                self.push_timeline(NodeRef::Batch(index), thread, seq);
-            }
+            EventBody::ClarificationBatchOpened { batch } => self.open_batch_node(batch, at, seq),
             EventBody::ClarificationAnswerSubmitted {
                 batch_id,
                 answers,
                 general,
-            } => {
-                let (index, thread) = self.open_batch(&batch_id)?;
-                let response = ClarificationResponse { answers, general };
-                validate_response(&self.batches[index].spec, &response).map_err(invalid)?;
-                self.close_batch(index, thread, BatchStatus::Answered, seq);
-                self.batches[index].response = Some(response);
-            }
+            } => self.answer_batch(&batch_id, ClarificationResponse { answers, general }, seq),
             EventBody::ClarificationBatchClosed { batch_id, reason } => {
                 let (index, thread) = self.open_batch(&batch_id)?;
                 let status = match reason {
@@ -204,97 +135,233 @@ impl Snapshot {
                     BatchCloseReason::Withdrawn => BatchStatus::Withdrawn,
                 };
                 self.close_batch(index, thread, status, seq);
+                Ok(())
             }
             EventBody::DraftSaved {
                 batch_id,
                 answers,
                 general,
-            } => {
-                let index = *self
-                    .index
-                    .batches
-                    .get(&batch_id)
-                    .ok_or_else(|| format!("batch_id \"{batch_id}\" names no batch"))?;
-                let draft = ClarificationResponse { answers, general };
-                validate_response(&self.batches[index].spec, &draft).map_err(invalid)?;
-                let batch = &mut self.batches[index];
-                // A draft saved after the batch closed (a debounced save racing the submit) is
-                // history, not state: the submitted response stands.
-                if batch.status == BatchStatus::Open {
-                    batch.draft = Some(draft);
-                    batch.revision = seq;
-                }
-            }
+            } => self.save_draft(&batch_id, ClarificationResponse { answers, general }, seq),
             EventBody::ConfirmationRequested { confirmation } => {
-                validate_confirmation(&confirmation).map_err(invalid)?;
-                let thread = self.thread_for(&confirmation.thread_id, "confirmation.thread_id")?;
-                if self.index.confirmations.contains_key(&confirmation.id) {
-                    return Err(format!(
-                        "confirmation.id \"{}\" is already used",
-                        confirmation.id
-                    ));
-                }
-                let index = self.confirmations.len();
-                self.index
-                    .confirmations
-                    .insert(confirmation.id.clone(), index);
-                self.threads[thread].pending_confirmations += 1;
-                self.confirmations.push(Confirmation {
-                    spec: confirmation,
-                    status: ConfirmationStatus::Pending,
-                    outcome_comment: None,
-                    opened_at: at.to_owned(),
-                    revision: seq,
-                });
-                self.push_timeline(NodeRef::Confirmation(index), thread, seq);
+                self.request_confirmation(confirmation, at, seq)
             }
             EventBody::ConfirmationResolved {
                 confirmation_id,
                 outcome,
                 comment,
-            } => {
-                let index = *self
-                    .index
-                    .confirmations
-                    .get(&confirmation_id)
-                    .ok_or_else(|| {
-                        format!("confirmation_id \"{confirmation_id}\" names no confirmation")
-                    })?;
-                if self.confirmations[index].status != ConfirmationStatus::Pending {
-                    return Err(format!(
-                        "confirmation \"{confirmation_id}\" is no longer pending"
-                    ));
-                }
-                let thread = self.thread_for(
-                    &self.confirmations[index].spec.thread_id.clone(),
-                    "thread_id",
-                )?;
-                let confirmation = &mut self.confirmations[index];
-                confirmation.status = outcome.into();
-                confirmation.outcome_comment = comment;
-                confirmation.revision = seq;
-                self.threads[thread].pending_confirmations -= 1;
-                self.touch(thread, seq);
-            }
-            EventBody::DecisionRecorded { decision } => {
-                if decision.text.trim().is_empty() {
-                    return Err("decision.text: must not be empty".into());
-                }
-                let thread = self.thread_for(&decision.thread_id, "decision.thread_id")?;
-                if let Some(batch_id) = &decision.batch_id {
-                    if !self.index.batches.contains_key(batch_id) {
-                        return Err(format!("decision.batch_id \"{batch_id}\" names no batch"));
-                    }
-                }
-                let index = self.decisions.len();
-                self.decisions.push(Decision {
-                    spec: decision,
-                    revision: seq,
-                });
-                self.threads[thread].decisions += 1;
-                self.push_timeline(NodeRef::Decision(index), thread, seq);
+            } => self.resolve_confirmation(&confirmation_id, outcome, comment, seq),
+            EventBody::DecisionRecorded { decision } => self.record_decision(decision, seq),
+        }
+    }
+
+    fn start_session(&mut self, session: Session) -> Result<(), String> {
+        if self.session.is_some() {
+            return Err("the session has already started".into());
+        }
+        self.session = Some(session);
+        Ok(())
+    }
+
+    fn open_thread(&mut self, thread: ThreadSpec, seq: u64) -> Result<(), String> {
+        validate_thread(&thread).map_err(invalid)?;
+        if self.index.threads.contains_key(&thread.id) {
+            return Err(format!("thread.id \"{}\" is already open", thread.id));
+        }
+        let parent_index = match &thread.parent {
+            Some(parent) => Some(self.thread_for(parent, "thread.parent")?),
+            None => None,
+        };
+        let index = self.threads.len();
+        self.index.threads.insert(thread.id.clone(), index);
+        self.threads.push(ThreadNode {
+            spec: thread,
+            status: ThreadStatus::Active,
+            messages: 0,
+            open_questions: 0,
+            pending_confirmations: 0,
+            decisions: 0,
+            last_activity_seq: seq,
+            parent_index,
+            revision: seq,
+        });
+        self.push_timeline(NodeRef::Thread(index), index, seq);
+        Ok(())
+    }
+
+    fn change_thread_status(
+        &mut self,
+        thread_id: &ThreadId,
+        status: ThreadStatus,
+        seq: u64,
+    ) -> Result<(), String> {
+        let index = self.thread_for(thread_id, "thread_id")?;
+        let thread = &mut self.threads[index];
+        thread.status = status;
+        thread.revision = seq;
+        self.touch(index, seq);
+        Ok(())
+    }
+
+    fn append_message(&mut self, message: MessageSpec, seq: u64) -> Result<(), String> {
+        let thread = self.thread_for(&message.thread_id, "message.thread_id")?;
+        if self.index.messages.contains_key(&message.id) {
+            return Err(format!("message.id \"{}\" is already used", message.id));
+        }
+        let index = self.messages.len();
+        self.index.messages.insert(message.id.clone(), index);
+        self.messages.push(MessageNode {
+            spec: message,
+            revision: seq,
+        });
+        self.threads[thread].messages += 1;
+        self.push_timeline(NodeRef::Message(index), thread, seq);
+        Ok(())
+    }
+
+    fn append_chunk(&mut self, message_id: &MessageId, text: &str, seq: u64) -> Result<(), String> {
+        let index = self
+            .message_index(message_id)
+            .ok_or_else(|| format!("message_id \"{message_id}\" names no message"))?;
+        let thread = self.thread_for(&self.messages[index].spec.thread_id, "message.thread_id")?;
+        let message = &mut self.messages[index];
+        message.spec.text.push_str(text);
+        message.revision = seq;
+        self.touch(thread, seq);
+        Ok(())
+    }
+
+    fn open_batch_node(&mut self, batch: BatchSpec, at: &str, seq: u64) -> Result<(), String> {
+        validate_batch(&batch).map_err(invalid)?;
+        let thread = self.thread_for(&batch.thread_id, "batch.thread_id")?;
+        if self.index.batches.contains_key(&batch.id) {
+            return Err(format!("batch.id \"{}\" is already used", batch.id));
+        }
+        let index = self.batches.len();
+        self.index.batches.insert(batch.id.clone(), index);
+        self.threads[thread].open_questions += batch.items.len();
+        self.batches.push(ClarificationBatch {
+            spec: batch,
+            status: BatchStatus::Open,
+            response: None,
+            draft: None,
+            opened_at: at.to_owned(),
+            revision: seq,
+        });
+        self.push_timeline(NodeRef::Batch(index), thread, seq);
+        Ok(())
+    }
+
+    fn answer_batch(
+        &mut self,
+        batch_id: &BatchId,
+        response: ClarificationResponse,
+        seq: u64,
+    ) -> Result<(), String> {
+        let (index, thread) = self.open_batch(batch_id)?;
+        validate_response(&self.batches[index].spec, &response).map_err(invalid)?;
+        self.close_batch(index, thread, BatchStatus::Answered, seq);
+        self.batches[index].response = Some(response);
+        Ok(())
+    }
+
+    fn save_draft(
+        &mut self,
+        batch_id: &BatchId,
+        draft: ClarificationResponse,
+        seq: u64,
+    ) -> Result<(), String> {
+        let index = *self
+            .index
+            .batches
+            .get(batch_id)
+            .ok_or_else(|| format!("batch_id \"{batch_id}\" names no batch"))?;
+        validate_response(&self.batches[index].spec, &draft).map_err(invalid)?;
+        let batch = &mut self.batches[index];
+        // A draft saved after the batch closed (a debounced save racing the submit) is
+        // history, not state: the submitted response stands.
+        if batch.status == BatchStatus::Open {
+            batch.draft = Some(draft);
+            batch.revision = seq;
+        }
+        Ok(())
+    }
+
+    fn request_confirmation(
+        &mut self,
+        confirmation: ConfirmationSpec,
+        at: &str,
+        seq: u64,
+    ) -> Result<(), String> {
+        validate_confirmation(&confirmation).map_err(invalid)?;
+        let thread = self.thread_for(&confirmation.thread_id, "confirmation.thread_id")?;
+        if self.index.confirmations.contains_key(&confirmation.id) {
+            return Err(format!(
+                "confirmation.id \"{}\" is already used",
+                confirmation.id
+            ));
+        }
+        let index = self.confirmations.len();
+        self.index
+            .confirmations
+            .insert(confirmation.id.clone(), index);
+        self.threads[thread].pending_confirmations += 1;
+        self.confirmations.push(Confirmation {
+            spec: confirmation,
+            status: ConfirmationStatus::Pending,
+            outcome_comment: None,
+            opened_at: at.to_owned(),
+            revision: seq,
+        });
+        self.push_timeline(NodeRef::Confirmation(index), thread, seq);
+        Ok(())
+    }
+
+    fn resolve_confirmation(
+        &mut self,
+        confirmation_id: &ConfirmationId,
+        outcome: ConfirmationOutcome,
+        comment: Option<String>,
+        seq: u64,
+    ) -> Result<(), String> {
+        let index = *self
+            .index
+            .confirmations
+            .get(confirmation_id)
+            .ok_or_else(|| {
+                format!("confirmation_id \"{confirmation_id}\" names no confirmation")
+            })?;
+        if self.confirmations[index].status != ConfirmationStatus::Pending {
+            return Err(format!(
+                "confirmation \"{confirmation_id}\" is no longer pending"
+            ));
+        }
+        let thread = self.thread_for(&self.confirmations[index].spec.thread_id, "thread_id")?;
+        let confirmation = &mut self.confirmations[index];
+        confirmation.status = outcome.into();
+        confirmation.outcome_comment = comment;
+        confirmation.revision = seq;
+        self.threads[thread].pending_confirmations -= 1;
+        self.touch(thread, seq);
+        Ok(())
+    }
+
+    fn record_decision(&mut self, decision: DecisionSpec, seq: u64) -> Result<(), String> {
+        if decision.text.trim().is_empty() {
+            return Err("decision.text: must not be empty".into());
+        }
+        let thread = self.thread_for(&decision.thread_id, "decision.thread_id")?;
+        if let Some(batch_id) = &decision.batch_id {
+            if !self.index.batches.contains_key(batch_id) {
+                return Err(format!("decision.batch_id \"{batch_id}\" names no batch"));
             }
         }
+        let index = self.decisions.len();
+        self.decisions.push(Decision {
+            spec: decision,
+            revision: seq,
+        });
+        self.threads[thread].decisions += 1;
+        self.push_timeline(NodeRef::Decision(index), thread, seq);
         Ok(())
     }
 
