@@ -691,6 +691,8 @@ fn attachment_line(painter: &mut Painter, path: Option<&str>) -> Option<NodeId> 
     Some(line)
 }
 
+/// One item of a batch card: its head (number, header, kind, state), its prompt, and the
+/// controls its kind answers with.
 fn item_block(
     painter: &mut Painter,
     index: usize,
@@ -698,201 +700,32 @@ fn item_block(
     answer: Option<&chatsurface_model::ItemAnswer>,
     sent: bool,
 ) -> NodeId {
-    let style = *painter.style;
-    let palette = style.palette;
-    let number = index + 1;
+    let palette = painter.style.palette;
     let focused = painter
         .answering
         .is_some_and(|view| view.focus == Some(AnswerField::Item(index)));
-    let caret = painter.caret_for(AnswerField::Item(index));
-    let mut head = Vec::new();
-    let header = item.header.as_deref().map_or_else(
-        || format!("Q{number}"),
-        |header| format!("Q{number} · {}", one_line(header)),
-    );
-    head.push(painter.label(
-        colored(header, palette.accent, true),
-        painter.single(painter.small(palette.accent)),
-    ));
-    head.push(painter.label(
-        plain(format!("[{}]", kind_badge(item, painter.lang))),
-        painter.single(painter.small(palette.muted)),
-    ));
-    match answer {
-        Some(answer) if answer.skipped => head.push(painter.label(
-            colored(painter.lang.word(Word::ItemSkipped), palette.muted, true),
-            painter.single(painter.small(palette.muted)),
-        )),
-        // Until the batch is sent, an answer is only a draft, and says so.
-        Some(_) if sent => head.push(painter.label(
-            colored(
-                painter.lang.word(Word::ItemAnswered),
-                palette.decision,
-                true,
-            ),
-            painter.single(painter.small(palette.decision)),
-        )),
-        Some(_) => head.push(painter.label(
-            colored(painter.lang.word(Word::ItemDrafted), palette.question, true),
-            painter.single(painter.small(palette.question)),
-        )),
-        None => {}
-    }
-    let head = painter.builder.row(Pixels(8.0), &head);
     let prompt = sanitize_untrusted(&item.prompt, FOLDED_CHARS).text;
-    let mut children = vec![head];
+    let mut children = vec![item_head(painter, index, item, answer, sent)];
     children.extend(markdown_nodes(painter, &prompt, usize::MAX, true));
-    let selected = |id: &str| {
-        answer.is_some_and(|answer| answer.selected.iter().any(|chosen| chosen.as_str() == id))
-    };
     match item.kind {
         AnswerKind::Choice => {
-            for (option_index, option) in item.options.iter().enumerate() {
-                let chosen = selected(option.id.as_str());
-                let mark = match (item.multiple, chosen) {
-                    (true, true) => "☑",
-                    (true, false) => "☐",
-                    (false, true) => "●",
-                    (false, false) => "○",
-                };
-                let key = painter.label(
-                    plain(format!("{} {mark}", option_index + 1)),
-                    TextLook {
-                        color: if chosen {
-                            palette.accent
-                        } else {
-                            palette.muted
-                        },
-                        ..painter.single(painter.body())
-                    },
-                );
-                let mut words = vec![(
-                    one_line(&option.label),
-                    SpanStyle {
-                        strong: chosen,
-                        ..SpanStyle::default()
-                    },
-                )];
-                if item.recommended.as_ref() == Some(&option.id) {
-                    words.push((
-                        "  ★ recommended".to_owned(),
-                        SpanStyle {
-                            color: Some(palette.question),
-                            ..SpanStyle::default()
-                        },
-                    ));
-                }
-                let mut text_children = vec![painter.text(words, painter.body())];
-                if let Some(detail) = &option.detail {
-                    text_children.push(painter.text(
-                        plain(sanitize_untrusted(detail, FOLDED_CHARS).text),
-                        painter.small(palette.muted),
-                    ));
-                }
-                let text_column = painter
-                    .builder
-                    .shrinking_column(Pixels(2.0), &text_children);
-                let mut row_style = taffy::Style {
-                    flex_direction: taffy::FlexDirection::Row,
-                    align_items: taffy::AlignItems::START,
-                    gap: taffy::Size {
-                        width: length(8.0),
-                        height: length(0.0),
-                    },
-                    padding: taffy::Rect {
-                        left: length(6.0),
-                        right: length(6.0),
-                        top: length(3.0),
-                        bottom: length(3.0),
-                    },
-                    ..taffy::Style::default()
-                };
-                row_style.min_size.width = length(0.0);
-                let fill = chosen.then_some(palette.focus_fill);
-                let row = painter.builder.boxed(
-                    row_style,
-                    Decoration {
-                        fill,
-                        border: None,
-                        radius: Pixels(4.0),
-                    },
-                    &[key, text_column],
-                );
-                painter.builder.tag(
-                    row,
-                    CardHit::Choice {
-                        item: index,
-                        option: option_index,
-                    },
-                );
-                children.push(row);
+            for option_index in 0..item.options.len() {
+                children.push(option_row(painter, index, item, option_index, answer));
             }
             if item.custom {
-                let text = answer.and_then(|answer| answer.text.as_deref());
                 let hint = painter.lang.word(Word::OtherHint);
-                let field = painter.field(text, hint, 1, caret);
-                painter
-                    .builder
-                    .tag(field, CardHit::Field(AnswerField::Item(index)));
-                children.push(field);
+                children.push(item_field(painter, index, answer, hint, 1));
             }
         }
-        AnswerKind::YesNo => {
-            let mut pills = Vec::new();
-            let (yes, no) = (painter.lang.word(Word::Yes), painter.lang.word(Word::No));
-            for (key, id, words) in [("y", "yes", yes), ("n", "no", no)] {
-                let chosen = selected(id);
-                let color = if chosen {
-                    palette.background
-                } else {
-                    palette.text
-                };
-                let label = painter.label(
-                    colored(format!("{key} · {words}"), color, true),
-                    painter.single(painter.body()),
-                );
-                let mut pill = column_style(Pixels::ZERO, Pixels(6.0));
-                pill.padding.left = length(14.0);
-                pill.padding.right = length(14.0);
-                let fill = if chosen {
-                    palette.accent
-                } else {
-                    palette.field
-                };
-                let pill = painter.builder.boxed(
-                    pill,
-                    Decoration {
-                        fill: Some(fill),
-                        border: Some((palette.border, Pixels(1.0))),
-                        radius: Pixels(12.0),
-                    },
-                    &[label],
-                );
-                painter.builder.tag(
-                    pill,
-                    CardHit::YesNo {
-                        item: index,
-                        yes: id == "yes",
-                    },
-                );
-                pills.push(pill);
-            }
-            let row = painter.builder.wrapping_row(Pixels(10.0), &pills);
-            children.push(row);
-        }
+        AnswerKind::YesNo => children.push(yes_no_pills(painter, index, answer)),
         AnswerKind::Text | AnswerKind::Multiline => {
             let lines = if item.kind == AnswerKind::Multiline {
                 3
             } else {
                 1
             };
-            let text = answer.and_then(|answer| answer.text.as_deref());
             let hint = painter.lang.word(Word::AnswerHint);
-            let field = painter.field(text, hint, lines, caret);
-            painter
-                .builder
-                .tag(field, CardHit::Field(AnswerField::Item(index)));
-            children.push(field);
+            children.push(item_field(painter, index, answer, hint, lines));
         }
     }
     let border = if focused {
@@ -909,6 +742,202 @@ fn item_block(
         },
         &children,
     )
+}
+
+/// Whether option `id` is among an answer's choices.
+fn is_selected(answer: Option<&chatsurface_model::ItemAnswer>, id: &str) -> bool {
+    answer.is_some_and(|answer| answer.selected.iter().any(|chosen| chosen.as_str() == id))
+}
+
+/// An item's head: "Q2 · header", its kind, and whether it is skipped, drafted or answered.
+fn item_head(
+    painter: &mut Painter,
+    index: usize,
+    item: &ClarificationItem,
+    answer: Option<&chatsurface_model::ItemAnswer>,
+    sent: bool,
+) -> NodeId {
+    let palette = painter.style.palette;
+    let number = index + 1;
+    let header = item.header.as_deref().map_or_else(
+        || format!("Q{number}"),
+        |header| format!("Q{number} · {}", one_line(header)),
+    );
+    let mut head = vec![
+        painter.label(
+            colored(header, palette.accent, true),
+            painter.single(painter.small(palette.accent)),
+        ),
+        painter.label(
+            plain(format!("[{}]", kind_badge(item, painter.lang))),
+            painter.single(painter.small(palette.muted)),
+        ),
+    ];
+    let state = match answer {
+        Some(answer) if answer.skipped => Some((Word::ItemSkipped, palette.muted)),
+        // Until the batch is sent, an answer is only a draft, and says so.
+        Some(_) if sent => Some((Word::ItemAnswered, palette.decision)),
+        Some(_) => Some((Word::ItemDrafted, palette.question)),
+        None => None,
+    };
+    if let Some((word, color)) = state {
+        head.push(painter.label(
+            colored(painter.lang.word(word), color, true),
+            painter.single(painter.small(color)),
+        ));
+    }
+    painter.builder.row(Pixels(8.0), &head)
+}
+
+/// One option of a choice item: its key and mark, its label (★ when recommended) and detail;
+/// a click on it chooses it.
+fn option_row(
+    painter: &mut Painter,
+    index: usize,
+    item: &ClarificationItem,
+    option_index: usize,
+    answer: Option<&chatsurface_model::ItemAnswer>,
+) -> NodeId {
+    let palette = painter.style.palette;
+    let option = &item.options[option_index];
+    let chosen = is_selected(answer, option.id.as_str());
+    let mark = match (item.multiple, chosen) {
+        (true, true) => "☑",
+        (true, false) => "☐",
+        (false, true) => "●",
+        (false, false) => "○",
+    };
+    let key = painter.label(
+        plain(format!("{} {mark}", option_index + 1)),
+        TextLook {
+            color: if chosen {
+                palette.accent
+            } else {
+                palette.muted
+            },
+            ..painter.single(painter.body())
+        },
+    );
+    let mut words = vec![(
+        one_line(&option.label),
+        SpanStyle {
+            strong: chosen,
+            ..SpanStyle::default()
+        },
+    )];
+    if item.recommended.as_ref() == Some(&option.id) {
+        words.push((
+            "  ★ recommended".to_owned(),
+            SpanStyle {
+                color: Some(palette.question),
+                ..SpanStyle::default()
+            },
+        ));
+    }
+    let mut text_children = vec![painter.text(words, painter.body())];
+    if let Some(detail) = &option.detail {
+        text_children.push(painter.text(
+            plain(sanitize_untrusted(detail, FOLDED_CHARS).text),
+            painter.small(palette.muted),
+        ));
+    }
+    let text_column = painter
+        .builder
+        .shrinking_column(Pixels(2.0), &text_children);
+    let mut row_style = taffy::Style {
+        flex_direction: taffy::FlexDirection::Row,
+        align_items: taffy::AlignItems::START,
+        gap: taffy::Size {
+            width: length(8.0),
+            height: length(0.0),
+        },
+        padding: taffy::Rect {
+            left: length(6.0),
+            right: length(6.0),
+            top: length(3.0),
+            bottom: length(3.0),
+        },
+        ..taffy::Style::default()
+    };
+    row_style.min_size.width = length(0.0);
+    let row = painter.builder.boxed(
+        row_style,
+        Decoration {
+            fill: chosen.then_some(palette.focus_fill),
+            border: None,
+            radius: Pixels(4.0),
+        },
+        &[key, text_column],
+    );
+    painter.builder.tag(
+        row,
+        CardHit::Choice {
+            item: index,
+            option: option_index,
+        },
+    );
+    row
+}
+
+/// The yes and no pills of a yes/no item; a click on one answers with it.
+fn yes_no_pills(
+    painter: &mut Painter,
+    index: usize,
+    answer: Option<&chatsurface_model::ItemAnswer>,
+) -> NodeId {
+    let palette = painter.style.palette;
+    let mut pills = Vec::new();
+    let (yes, no) = (painter.lang.word(Word::Yes), painter.lang.word(Word::No));
+    for (key, id, words) in [("y", "yes", yes), ("n", "no", no)] {
+        let chosen = is_selected(answer, id);
+        let (text, fill) = if chosen {
+            (palette.background, palette.accent)
+        } else {
+            (palette.text, palette.field)
+        };
+        let label = painter.label(
+            colored(format!("{key} · {words}"), text, true),
+            painter.single(painter.body()),
+        );
+        let mut pill = column_style(Pixels::ZERO, Pixels(6.0));
+        pill.padding.left = length(14.0);
+        pill.padding.right = length(14.0);
+        let pill = painter.builder.boxed(
+            pill,
+            Decoration {
+                fill: Some(fill),
+                border: Some((palette.border, Pixels(1.0))),
+                radius: Pixels(12.0),
+            },
+            &[label],
+        );
+        painter.builder.tag(
+            pill,
+            CardHit::YesNo {
+                item: index,
+                yes: id == "yes",
+            },
+        );
+        pills.push(pill);
+    }
+    painter.builder.wrapping_row(Pixels(10.0), &pills)
+}
+
+/// The text field of item `index` (`lines` tall), with the caret when it has the focus.
+fn item_field(
+    painter: &mut Painter,
+    index: usize,
+    answer: Option<&chatsurface_model::ItemAnswer>,
+    hint: &str,
+    lines: usize,
+) -> NodeId {
+    let caret = painter.caret_for(AnswerField::Item(index));
+    let text = answer.and_then(|answer| answer.text.as_deref());
+    let field = painter.field(text, hint, lines, caret);
+    painter
+        .builder
+        .tag(field, CardHit::Field(AnswerField::Item(index)));
+    field
 }
 
 fn summary_row(
