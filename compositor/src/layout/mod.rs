@@ -27,7 +27,6 @@ use crate::words::Word;
 use chatsurface_model::{NodeRef, Snapshot};
 use lines::LineCache;
 use std::sync::Arc;
-use taffy::prelude::*;
 use transcript::{ListInput, TranscriptLayout};
 
 /// Below this width the overview moves above the transcript (narrow MFD panels).
@@ -364,125 +363,57 @@ pub(crate) fn overview_capacity(intent: &Intent) -> usize {
     overview::rows_that_fit(frame_regions(intent).overview, &intent.style)
 }
 
-/// Splits the frame into header, overview and transcript with taffy.
+/// Splits the frame into header, overview and transcript: three rectangles from the viewport
+/// and the theme's metrics, plain arithmetic (a flex tree for three boxes cost more than the
+/// frame it framed).
 pub fn frame_regions(intent: &Intent) -> FrameRegions {
     let metrics = intent.style.metrics;
-    let viewport = intent.viewport;
-    let narrow = viewport.width < NARROW_WIDTH;
+    let (width, height) = (intent.viewport.width.0, intent.viewport.height.0);
+    let header_height = metrics.header_height.0;
     let pad = metrics.card_padding.0 + 6.0;
-    let mut tree: TaffyTree<()> = TaffyTree::new();
-    let leaf = |tree: &mut TaffyTree<()>, style: Style| {
-        tree.new_leaf(style).expect("taffy can always add a leaf")
-    };
-    let header = leaf(
-        &mut tree,
-        Style {
-            size: Size {
-                width: percent(1.0),
-                height: length(metrics.header_height.0),
-            },
-            flex_shrink: 0.0,
-            ..Style::default()
-        },
-    );
-    let overview_width = (viewport.width.0 * 0.26).clamp(260.0, 440.0);
-    let overview = leaf(
-        &mut tree,
-        if narrow {
-            Style {
-                size: Size {
-                    width: auto(),
-                    height: percent(0.34),
-                },
-                flex_shrink: 0.0,
-                ..Style::default()
-            }
-        } else {
-            Style {
-                size: Size {
-                    width: length(overview_width),
-                    height: auto(),
-                },
-                flex_shrink: 0.0,
-                ..Style::default()
-            }
-        },
-    );
-    let transcript = leaf(
-        &mut tree,
-        Style {
-            flex_grow: 1.0,
-            flex_basis: length(0.0),
-            min_size: Size {
-                width: length(0.0),
-                height: length(0.0),
-            },
-            ..Style::default()
-        },
-    );
-    let body = tree
-        .new_with_children(
-            Style {
-                flex_direction: if narrow {
-                    FlexDirection::Column
-                } else {
-                    FlexDirection::Row
-                },
-                flex_grow: 1.0,
-                flex_basis: length(0.0),
-                gap: Size {
-                    width: length(pad + 8.0),
-                    height: length(pad + 8.0),
-                },
-                padding: taffy::Rect {
-                    left: length(pad),
-                    right: length(pad),
-                    top: length(pad),
-                    bottom: length(pad * 0.5),
-                },
-                min_size: Size {
-                    width: length(0.0),
-                    height: length(0.0),
-                },
-                ..Style::default()
-            },
-            &[overview, transcript],
+    let gap = pad + 8.0;
+    // The body under the header, and the box inside its padding that the two panels share.
+    let body = (0.0, header_height);
+    let inner_width = (width - 2.0 * pad).max(0.0);
+    let inner_height = (height - header_height - 1.5 * pad).max(0.0);
+    let (overview, transcript) = if width < NARROW_WIDTH.0 {
+        // Stacked: the overview takes a third of the height, the transcript the rest.
+        let overview_height = inner_height * 0.34;
+        (
+            ((pad, pad), (inner_width, overview_height)),
+            (
+                (pad, pad + overview_height + gap),
+                (inner_width, (inner_height - overview_height - gap).max(0.0)),
+            ),
         )
-        .expect("children exist");
-    let root = tree
-        .new_with_children(
-            Style {
-                flex_direction: FlexDirection::Column,
-                size: Size {
-                    width: length(viewport.width.0),
-                    height: length(viewport.height.0),
-                },
-                ..Style::default()
-            },
-            &[header, body],
+    } else {
+        let overview_width = (width * 0.26).clamp(260.0, 440.0);
+        (
+            ((pad, pad), (overview_width, inner_height)),
+            (
+                (pad + overview_width + gap, pad),
+                ((inner_width - overview_width - gap).max(0.0), inner_height),
+            ),
         )
-        .expect("children exist");
-    if tree.compute_layout(root, Size::MAX_CONTENT).is_err() {
-        return FrameRegions::default();
-    }
-    let rect_of = |node: NodeId, parent: Option<NodeId>| {
-        let offset = parent
-            .and_then(|parent| tree.layout(parent).ok())
-            .map_or((0.0, 0.0), |layout| (layout.location.x, layout.location.y));
-        tree.layout(node).map_or(Rect::default(), |layout| {
-            Rect::new(
-                layout.location.x + offset.0,
-                layout.location.y + offset.1,
-                layout.size.width,
-                layout.size.height,
-            )
-        })
     };
     FrameRegions {
-        header: rect_of(header, None),
-        overview: rect_of(overview, Some(body)),
-        transcript: rect_of(transcript, Some(body)),
+        header: snapped((0.0, 0.0), (0.0, 0.0), (width, header_height)),
+        overview: snapped(body, overview.0, overview.1),
+        transcript: snapped(body, transcript.0, transcript.1),
     }
+}
+
+/// A region at `at` inside a parent placed at `parent`, of `size`, on whole pixels: its
+/// corner and its far edges are rounded, so neighbouring regions never overlap or leave a
+/// seam.
+fn snapped(parent: (f32, f32), at: (f32, f32), size: (f32, f32)) -> Rect {
+    let (left, top) = (parent.0 + at.0, parent.1 + at.1);
+    Rect::new(
+        parent.0.round() + at.0.round(),
+        parent.1.round() + at.1.round(),
+        (left + size.0).round() - left.round(),
+        (top + size.1).round() - top.round(),
+    )
 }
 
 #[cfg(test)]
