@@ -116,8 +116,7 @@ pub(super) fn paint_overview(
     text: &mut TextSystem,
 ) -> Vec<(Rect, HitTarget)> {
     let palette = style.palette;
-    let metrics = style.metrics;
-    let row_height = metrics.overview_row_height;
+    let row_height = style.metrics.overview_row_height;
     let mut hits = Vec::new();
     let mut painter = RowPainter {
         scene,
@@ -126,36 +125,7 @@ pub(super) fn paint_overview(
         style,
         clip: region,
     };
-    let open: usize = snapshot
-        .threads
-        .iter()
-        .filter(|thread| thread.status != ThreadStatus::Resolved)
-        .count();
-    let heading = format!(
-        "{} · {} · {open} {}",
-        lang.word(Word::Overview),
-        lang.count(snapshot.threads.len(), Noun::Thread),
-        lang.word(Word::Open)
-    );
-    let heading_line = painter.lines.line(
-        &heading,
-        SpanStyle {
-            strong: true,
-            ..SpanStyle::default()
-        },
-        metrics.small_font_size,
-        painter.text,
-    );
-    painter.scene.push_text(TextRun {
-        origin: Point {
-            x: region.x,
-            y: region.y,
-        },
-        clip: region,
-        text: heading_line,
-        color: palette.muted,
-        layer: Layer::Panels,
-    });
+    painter.heading(snapshot, lang);
     let mut top = region.y + rows_top(style);
     for row in rows {
         if top + row_height > region.bottom() {
@@ -170,97 +140,11 @@ pub(super) fn paint_overview(
         let x = region.x + Pixels(6.0) + INDENT * f32::from(row.depth.min(12));
         match &row.entry {
             OverviewEntry::Thread { thread, focused } => {
-                let node = &snapshot.threads[*thread];
-                if *focused {
-                    painter.scene.push_quad(Quad {
-                        bounds: row_rect,
-                        clip: region,
-                        fill: Some(palette.focus_fill),
-                        border: None,
-                        corner_radius: Pixels(4.0),
-                        layer: Layer::Panels,
-                    });
-                    painter.scene.push_quad(Quad {
-                        bounds: Rect {
-                            width: Pixels(3.0),
-                            ..row_rect
-                        },
-                        clip: region,
-                        fill: Some(palette.accent),
-                        border: None,
-                        corner_radius: Pixels::ZERO,
-                        layer: Layer::Panels,
-                    });
-                }
-                let (mark, mark_color) = match node.status {
-                    ThreadStatus::Active => ("●", palette.accent),
-                    ThreadStatus::Parked => ("‖", palette.muted),
-                    ThreadStatus::Resolved => ("✓", palette.decision),
-                };
-                let mark_width = painter.words(mark, false, mark_color, x, top, row_rect);
-                let mut counts = Vec::new();
-                if node.open_questions > 0 {
-                    counts.push((format!("?{}", node.open_questions), palette.question));
-                }
-                if node.pending_confirmations > 0 {
-                    counts.push((format!("⚠{}", node.pending_confirmations), palette.danger));
-                }
-                if node.decisions > 0 {
-                    counts.push((format!("✓{}", node.decisions), palette.decision));
-                }
-                let mut right = row_rect.right() - Pixels(6.0);
-                for (words, color) in counts.iter().rev() {
-                    let width = painter.measure(words);
-                    right -= width;
-                    painter.words(words, true, *color, right, top, row_rect);
-                    right -= Pixels(8.0);
-                }
-                let title_x = x + mark_width + Pixels(6.0);
-                let title_clip = Rect {
-                    x: title_x,
-                    width: (right - title_x).max(Pixels::ZERO),
-                    ..row_rect
-                };
-                let color = if node.status == ThreadStatus::Resolved {
-                    palette.muted
-                } else {
-                    palette.text
-                };
-                painter.words(
-                    &plain_text(&node.spec.title),
-                    node.spec.parent.is_none(),
-                    color,
-                    title_x,
-                    top,
-                    title_clip,
-                );
+                painter.thread_row(snapshot, *thread, *focused, x, row_rect);
                 hits.push((row_rect, HitTarget::OverviewThread(*thread)));
             }
             OverviewEntry::Question { node } => {
-                let (words, color) = match *node {
-                    NodeRef::Batch(index) => {
-                        let batch = &snapshot.batches[index];
-                        (
-                            format!(
-                                "? {} ({})",
-                                plain_text(batch.display_title()),
-                                batch.spec.items.len()
-                            ),
-                            palette.question,
-                        )
-                    }
-                    NodeRef::Confirmation(index) => {
-                        let spec = &snapshot.confirmations[index].spec;
-                        (
-                            format!(
-                                "⚠ {}",
-                                plain_text(spec.title.as_deref().unwrap_or(&spec.message))
-                            ),
-                            palette.danger,
-                        )
-                    }
-                    _ => (String::new(), palette.muted),
-                };
+                let (words, color) = question_words(snapshot, *node, style);
                 painter.words(&words, false, color, x, top, row_rect);
                 hits.push((row_rect, HitTarget::Block(*node)));
             }
@@ -274,18 +158,134 @@ pub(super) fn paint_overview(
                 painter.words(&words, false, palette.muted, x, top, row_rect);
             }
             OverviewEntry::MoreQuestions { count } => {
-                painter.words(
-                    &lang.more(*count, Noun::OpenQuestion, None),
-                    false,
-                    palette.question,
-                    x,
-                    top,
-                    row_rect,
-                );
+                let words = lang.more(*count, Noun::OpenQuestion, None);
+                painter.words(&words, false, palette.question, x, top, row_rect);
                 hits.push((row_rect, HitTarget::Waiting));
             }
         }
         top += row_height;
     }
     hits
+}
+
+impl RowPainter<'_> {
+    /// The panel's heading: "Overview · 12 threads · 5 open".
+    fn heading(&mut self, snapshot: &Snapshot, lang: Lang) {
+        let open = snapshot
+            .threads
+            .iter()
+            .filter(|thread| thread.status != ThreadStatus::Resolved)
+            .count();
+        let heading = format!(
+            "{} · {} · {open} {}",
+            lang.word(Word::Overview),
+            lang.count(snapshot.threads.len(), Noun::Thread),
+            lang.word(Word::Open)
+        );
+        let line = self.lines.line(
+            &heading,
+            SpanStyle {
+                strong: true,
+                ..SpanStyle::default()
+            },
+            self.style.metrics.small_font_size,
+            self.text,
+        );
+        self.scene.push_text(TextRun {
+            origin: Point {
+                x: self.clip.x,
+                y: self.clip.y,
+            },
+            clip: self.clip,
+            text: line,
+            color: self.style.palette.muted,
+            layer: Layer::Panels,
+        });
+    }
+
+    /// A thread's row: the focus bar when focused, its status mark, its title clipped before
+    /// the counts of open questions, pending confirmations and decisions, right-aligned.
+    fn thread_row(
+        &mut self,
+        snapshot: &Snapshot,
+        thread: usize,
+        focused: bool,
+        x: Pixels,
+        row: Rect,
+    ) {
+        let palette = self.style.palette;
+        let node = &snapshot.threads[thread];
+        if focused {
+            self.scene.push_quad(Quad {
+                bounds: row,
+                clip: self.clip,
+                fill: Some(palette.focus_fill),
+                border: None,
+                corner_radius: Pixels(4.0),
+                layer: Layer::Panels,
+            });
+            self.scene.push_quad(Quad {
+                bounds: Rect {
+                    width: Pixels(3.0),
+                    ..row
+                },
+                clip: self.clip,
+                fill: Some(palette.accent),
+                border: None,
+                corner_radius: Pixels::ZERO,
+                layer: Layer::Panels,
+            });
+        }
+        let (mark, mark_color) = match node.status {
+            ThreadStatus::Active => ("●", palette.accent),
+            ThreadStatus::Parked => ("‖", palette.muted),
+            ThreadStatus::Resolved => ("✓", palette.decision),
+        };
+        let mark_width = self.words(mark, false, mark_color, x, row.y, row);
+        let counts = [
+            (node.open_questions, '?', palette.question),
+            (node.pending_confirmations, '⚠', palette.danger),
+            (node.decisions, '✓', palette.decision),
+        ];
+        let mut right = row.right() - Pixels(6.0);
+        for (count, sign, color) in counts.into_iter().rev().filter(|(count, ..)| *count > 0) {
+            let words = format!("{sign}{count}");
+            right -= self.measure(&words);
+            self.words(&words, true, color, right, row.y, row);
+            right -= Pixels(8.0);
+        }
+        let title_x = x + mark_width + Pixels(6.0);
+        let title_clip = Rect {
+            x: title_x,
+            width: (right - title_x).max(Pixels::ZERO),
+            ..row
+        };
+        let color = if node.status == ThreadStatus::Resolved {
+            palette.muted
+        } else {
+            palette.text
+        };
+        let title = plain_text(&node.spec.title);
+        let strong = node.spec.parent.is_none();
+        self.words(&title, strong, color, title_x, row.y, title_clip);
+    }
+}
+
+/// An open question's row words and colour: "? title (items)" or "⚠ title".
+fn question_words(snapshot: &Snapshot, node: NodeRef, style: &Style) -> (String, Color) {
+    let palette = style.palette;
+    match node {
+        NodeRef::Batch(index) => {
+            let batch = &snapshot.batches[index];
+            let title = plain_text(batch.display_title());
+            let words = format!("? {title} ({})", batch.spec.items.len());
+            (words, palette.question)
+        }
+        NodeRef::Confirmation(index) => {
+            let spec = &snapshot.confirmations[index].spec;
+            let title = plain_text(spec.title.as_deref().unwrap_or(&spec.message));
+            (format!("⚠ {title}"), palette.danger)
+        }
+        _ => (String::new(), palette.muted),
+    }
 }
