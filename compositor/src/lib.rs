@@ -90,19 +90,30 @@ impl ChatSurfaceCompositor {
         self.transcript = TranscriptCache::default();
     }
 
+    /// Runs Intent and Declutter: what the operator asked for, and what of the snapshot earns
+    /// a place in the frame for it.
+    fn intent_and_view<'s>(
+        snapshot: &'s Snapshot,
+        request: &IntentRequest,
+        transcript: &mut TranscriptCache,
+    ) -> Result<(intent::Intent, declutter::DeclutteredView<'s>), IntentError> {
+        let intent = resolve_intent(snapshot, request)?;
+        let view = declutter_cached(
+            snapshot,
+            &intent,
+            layout::overview_capacity(&intent),
+            transcript,
+        );
+        Ok((intent, view))
+    }
+
     /// Runs the first three stages: the frame's display list and hit regions.
     pub fn layout(
         &mut self,
         snapshot: &Snapshot,
         request: &IntentRequest,
     ) -> Result<(FrameLayout, FrameInfo), IntentError> {
-        let intent = resolve_intent(snapshot, request)?;
-        let view = declutter_cached(
-            snapshot,
-            &intent,
-            layout::overview_capacity(&intent),
-            &mut self.transcript,
-        );
+        let (intent, view) = Self::intent_and_view(snapshot, request, &mut self.transcript)?;
         let frame = self.layout.layout(snapshot, &view, &intent);
         let info = FrameInfo {
             anchor: frame.anchor,
@@ -137,13 +148,7 @@ impl ChatSurfaceCompositor {
         request: &IntentRequest,
         delta: Pixels,
     ) -> Result<ScrollAnchor, IntentError> {
-        let intent = resolve_intent(snapshot, request)?;
-        let view = declutter_cached(
-            snapshot,
-            &intent,
-            layout::overview_capacity(&intent),
-            &mut self.transcript,
-        );
+        let (intent, view) = Self::intent_and_view(snapshot, request, &mut self.transcript)?;
         Ok(self.layout.scroll(snapshot, &view, &intent, delta))
     }
 
