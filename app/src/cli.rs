@@ -23,8 +23,11 @@ pub enum Command {
     Render(RenderArgs),
     /// Print a session log's folded snapshot as JSON.
     Snapshot {
-        /// The session's event log (JSONL).
+        /// The session's event log (JSONL), or an agent's transcript.
         log: PathBuf,
+        /// The file's format (default: detected from its content).
+        #[arg(long, value_enum)]
+        format: Option<crate::agents::Format>,
     },
     /// Write a large synthetic session log, for benchmarks.
     Gen(GenArgs),
@@ -123,8 +126,11 @@ impl From<DensityArg> for Density {
 /// Arguments of `chatsurface render`.
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
-    /// The session's event log (JSONL).
+    /// The session's event log (JSONL), or an agent's transcript.
     pub log: PathBuf,
+    /// The file's format (default: detected from its content).
+    #[arg(long, value_enum)]
+    pub format: Option<crate::agents::Format>,
     /// Where to write the PNG.
     #[arg(long, short)]
     pub out: PathBuf,
@@ -157,8 +163,12 @@ pub struct RenderArgs {
 /// Arguments of `chatsurface open`.
 #[derive(Debug, clap::Args, Default)]
 pub struct OpenArgs {
-    /// The session's event log (default: the most recent session in the store, or the demo).
+    /// The session's event log or an agent's transcript (default: the most recent session in
+    /// the store, or the demo).
     pub log: Option<PathBuf>,
+    /// The file's format (default: detected from its content).
+    #[arg(long, value_enum)]
+    pub format: Option<crate::agents::Format>,
     /// The look (default dark; cockpit with --mfd).
     #[arg(long, value_enum)]
     pub theme: Option<ThemeArg>,

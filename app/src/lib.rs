@@ -3,6 +3,7 @@
 //! The app reads and writes event logs through `chatsurface-model` and draws frames through
 //! `chatsurface-compositor`'s public pipeline; it never reaches into the compositor's stages.
 
+pub mod agents;
 pub mod api;
 pub mod cli;
 pub mod client;

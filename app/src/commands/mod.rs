@@ -9,9 +9,10 @@ mod render;
 mod serve;
 mod snapshot;
 
+use crate::agents::Format;
 use crate::cli::{Cli, Command};
 use crate::error::AppError;
-use chatsurface_model::{read_log, LoadedLog};
+use chatsurface_model::LoadedLog;
 use std::path::Path;
 
 /// Runs a parsed command line.
@@ -22,7 +23,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
     match command {
         Command::Open(args) => open::run(&args),
         Command::Render(args) => render::run(&args),
-        Command::Snapshot { log } => snapshot::run(&log),
+        Command::Snapshot { log, format } => snapshot::run(&log, format),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Serve { listen } => serve::run(listen),
@@ -35,9 +36,10 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
     }
 }
 
-/// Reads and folds a log, printing its warnings (a torn last line) on stderr.
-fn load(path: &Path) -> Result<LoadedLog, AppError> {
-    let loaded = read_log(path)?;
+/// Reads and folds a session file (a v1 log or an agent's transcript, in `format` or as its
+/// content says), printing its warnings (a torn last line, a skipped record) on stderr.
+fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> {
+    let loaded = crate::agents::load(path, format)?;
     for warning in &loaded.warnings {
         tracing::warn!("{warning}");
     }

@@ -34,6 +34,7 @@ pub(super) fn run(args: &OpenArgs) -> Result<(), AppError> {
         .unwrap_or(if args.mfd { (600, 1000) } else { (1280, 800) });
     let options = WindowOptions {
         log,
+        format: args.format,
         theme,
         density,
         size,

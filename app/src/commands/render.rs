@@ -11,7 +11,7 @@ use chatsurface_model::ThreadId;
 
 /// Renders one frame to a PNG file.
 pub(super) fn run(args: &RenderArgs) -> Result<(), AppError> {
-    let loaded = load(&args.log)?;
+    let loaded = load(&args.log, args.format)?;
     let snapshot = &loaded.snapshot;
     let mut request = IntentRequest {
         viewport: Viewport {

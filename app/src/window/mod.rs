@@ -53,8 +53,10 @@ const COUNTDOWN_TICK: Duration = Duration::from_secs(1);
 /// What `chatsurface open` was asked for.
 #[derive(Clone, Debug)]
 pub struct WindowOptions {
-    /// The session log.
+    /// The session log, or an agent's transcript.
     pub log: PathBuf,
+    /// The file's format (detected from its content when `None`).
+    pub format: Option<crate::agents::Format>,
     /// The look.
     pub theme: Theme,
     /// The spacing.
@@ -73,7 +75,7 @@ pub struct WindowOptions {
 
 /// Opens the window and runs until it is closed.
 pub fn run(options: WindowOptions) -> Result<(), AppError> {
-    let session = SessionLog::open(&options.log)?;
+    let session = SessionLog::open_as(&options.log, options.format)?;
     let event_loop = EventLoop::new().map_err(|error| {
         AppError::Unavailable(format!(
             "cannot open a window (is there a display? DISPLAY or WAYLAND_DISPLAY): {error}"

@@ -1,4 +1,5 @@
-//! The session the window shows: one event log, followed as it grows and appended to.
+//! The session the window shows: one event log, followed as it grows and appended to, or an
+//! agent's transcript, followed and never written.
 //!
 //! The log is the canonical store. Agents (or `chatsurface serve`) may append to it while the
 //! window is open, so the window looks for new whole lines a few times a second and folds
@@ -6,6 +7,7 @@
 //! lock, so its sequence numbers follow theirs. Every append is fsynced before the window
 //! treats it as done. This module owns the file; it knows nothing of drawing or keys.
 
+use crate::agents::{self, AgentTranscript, Format};
 use crate::error::AppError;
 use chatsurface_model::{EventBody, LogWriter, Snapshot};
 use std::path::{Path, PathBuf};
@@ -24,53 +26,90 @@ pub(super) fn is_demo(snapshot: &Snapshot) -> bool {
         .is_some_and(|session| session.id.as_str() == DEMO_SESSION_ID)
 }
 
-/// An open session log.
+/// An open session: chatsurface's own log, or an agent's transcript.
 #[derive(Debug)]
-pub(super) struct SessionLog {
-    writer: LogWriter,
+pub(super) enum SessionLog {
+    /// A v1 log, which the window appends the human's answers to.
+    Native(LogWriter),
+    /// An agent's transcript, read only.
+    Agent(AgentTranscript),
 }
 
 impl SessionLog {
-    /// Opens a log; warnings (a torn last line, cut off) go to stderr.
+    /// Opens a session file, its format detected from its content; warnings (a torn last
+    /// line, a record skipped) go to the log.
     pub(super) fn open(path: &Path) -> Result<SessionLog, AppError> {
+        SessionLog::open_as(path, None)
+    }
+
+    /// Opens a session file in `format` (detected when `None`).
+    pub(super) fn open_as(path: &Path, format: Option<Format>) -> Result<SessionLog, AppError> {
         if !path.exists() {
             return Err(AppError::NoInput(format!(
                 "{}: no such log",
                 path.display()
             )));
         }
+        let format = match format {
+            Some(format) => Some(format),
+            None => agents::detect_file(path)?,
+        };
+        match format {
+            Some(Format::Chatsurface) => SessionLog::native(path),
+            Some(format) => AgentTranscript::open(path, format).map(SessionLog::Agent),
+            None => Err(agents::unknown_format(path)),
+        }
+    }
+
+    fn native(path: &Path) -> Result<SessionLog, AppError> {
         let writer = LogWriter::open(path)?;
         for warning in writer.open_warnings() {
             tracing::warn!("{warning}");
         }
-        Ok(SessionLog { writer })
+        Ok(SessionLog::Native(writer))
     }
 
     /// The folded session.
     pub(super) fn snapshot(&self) -> &Snapshot {
-        self.writer.snapshot()
+        match self {
+            SessionLog::Native(writer) => writer.snapshot(),
+            SessionLog::Agent(transcript) => transcript.snapshot(),
+        }
     }
 
     /// The log's path.
     pub(super) fn path(&self) -> &Path {
-        self.writer.path()
+        match self {
+            SessionLog::Native(writer) => writer.path(),
+            SessionLog::Agent(transcript) => transcript.path(),
+        }
     }
 
     /// Folds what others appended since the last look; returns whether anything was new.
     pub(super) fn follow(&mut self) -> Result<bool, String> {
-        self.writer
-            .catch_up()
-            .map(|events| !events.is_empty())
-            .map_err(|error| error.to_string())
+        match self {
+            SessionLog::Native(writer) => writer
+                .catch_up()
+                .map(|events| !events.is_empty())
+                .map_err(|error| error.to_string()),
+            SessionLog::Agent(transcript) => transcript.follow().map_err(|error| error.to_string()),
+        }
     }
 
     /// Appends the human's events, fsynced. The writer folds what others wrote first, under
-    /// the log's file lock, so the window's sequence numbers follow theirs.
+    /// the log's file lock, so the window's sequence numbers follow theirs. An agent's
+    /// transcript is never written: that refuses, saying so.
     pub(super) fn append(&mut self, bodies: Vec<EventBody>) -> Result<(), String> {
-        self.writer
-            .append_all(bodies)
-            .map(drop)
-            .map_err(|error| error.to_string())
+        match self {
+            SessionLog::Native(writer) => writer
+                .append_all(bodies)
+                .map(drop)
+                .map_err(|error| error.to_string()),
+            SessionLog::Agent(transcript) => Err(format!(
+                "{} is the agent's own transcript: chatsurface reads it and never writes to it",
+                transcript.path().display()
+            )),
+        }
     }
 }
 

@@ -1,0 +1,401 @@
+//! The records of a Claude Code transcript that the reader uses, taken out of their JSON
+//! lines leniently: the format changes with every release, so a field that is missing or of
+//! another type is left out, and a line that is not JSON is skipped with a warning.
+
+use super::super::cut;
+use chatsurface_model::{AnswerKind, ChoiceOption, ClarificationItem, ItemAnswer};
+use serde_json::{Map, Value};
+use std::path::Path;
+
+/// One record (line) of a transcript, as far as the reader needs it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Record {
+    /// Its `type`: `user`, `assistant`, `system`, `last-prompt`, `custom-title`, ….
+    pub(super) kind: String,
+    pub(super) uuid: Option<String>,
+    /// `parentUuid`, or `logicalParentUuid` where a compaction cut the chain.
+    pub(super) parent: Option<String>,
+    pub(super) is_sidechain: bool,
+    /// A harness message to the model (not something the human typed).
+    pub(super) is_meta: bool,
+    pub(super) session_id: Option<String>,
+    pub(super) timestamp: Option<String>,
+    pub(super) subtype: Option<String>,
+    /// The API message id of an assistant record: records sharing it are one message.
+    pub(super) message_id: Option<String>,
+    /// An assistant record's blocks.
+    pub(super) content: Vec<Block>,
+    /// What the human wrote, for a user record that is a prompt.
+    pub(super) prompt: Option<String>,
+    /// The tool results a user record carries.
+    pub(super) results: Vec<ToolResult>,
+    /// `last-prompt.leafUuid`.
+    pub(super) leaf: Option<String>,
+    /// `custom-title.customTitle` or `ai-title.aiTitle`.
+    pub(super) title: Option<String>,
+}
+
+/// One block of an assistant message.
+#[derive(Clone, Debug)]
+pub(super) enum Block {
+    Text(String),
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    Other,
+}
+
+/// A tool's result, with what Claude Code recorded about it (`toolUseResult`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct ToolResult {
+    pub(super) tool_use_id: String,
+    pub(super) text: String,
+    pub(super) is_error: bool,
+    /// `AskUserQuestion`'s answers: question text → the label(s) chosen or the text typed.
+    pub(super) answers: Option<Map<String, Value>>,
+    /// The sub-agent an `Agent` / `Task` call ran.
+    pub(super) agent_id: Option<String>,
+}
+
+/// Every record of the file; a line that is not a JSON object is skipped with a warning
+/// naming `path:line`, except a last line without its newline (still being written).
+pub(super) fn parse(path: &Path, bytes: &[u8], warnings: &mut Vec<String>) -> Vec<Record> {
+    let mut records = Vec::new();
+    let whole = match bytes.iter().rposition(|&byte| byte == b'\n') {
+        Some(end) => &bytes[..=end],
+        None => &bytes[..0],
+    };
+    for (number, line) in whole.split(|&byte| byte == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Value>(line) {
+            Ok(Value::Object(map)) => records.push(record(&map)),
+            Ok(_) => warnings.push(format!(
+                "{}:{}: not a Claude Code record (not a JSON object); skipped",
+                path.display(),
+                number + 1
+            )),
+            Err(error) => warnings.push(format!(
+                "{}:{}: not a Claude Code record ({error}); skipped",
+                path.display(),
+                number + 1
+            )),
+        }
+    }
+    records
+}
+
+fn text(map: &Map<String, Value>, key: &str) -> Option<String> {
+    map.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn record(map: &Map<String, Value>) -> Record {
+    let kind = text(map, "type").unwrap_or_default();
+    let message = map.get("message").and_then(Value::as_object);
+    let mut record = Record {
+        uuid: text(map, "uuid"),
+        parent: text(map, "parentUuid").or_else(|| text(map, "logicalParentUuid")),
+        is_sidechain: map.get("isSidechain").and_then(Value::as_bool) == Some(true),
+        is_meta: map.get("isMeta").and_then(Value::as_bool) == Some(true),
+        session_id: text(map, "sessionId"),
+        timestamp: text(map, "timestamp"),
+        subtype: text(map, "subtype"),
+        leaf: text(map, "leafUuid"),
+        title: text(map, "customTitle").or_else(|| text(map, "aiTitle")),
+        ..Record::default()
+    };
+    match (kind.as_str(), message) {
+        ("assistant", Some(message)) => {
+            record.message_id = text(message, "id");
+            record.content = blocks(message.get("content"));
+        }
+        ("user", Some(message)) => user(&mut record, map, message),
+        _ => {}
+    }
+    record.kind = kind;
+    record
+}
+
+fn blocks(content: Option<&Value>) -> Vec<Block> {
+    match content {
+        Some(Value::String(text)) => vec![Block::Text(text.clone())],
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|block| match block.get("type").and_then(Value::as_str) {
+                Some("text") => Block::Text(
+                    block
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                ),
+                Some("tool_use") => Block::ToolUse {
+                    id: block
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                    name: block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("tool")
+                        .to_owned(),
+                    input: block.get("input").cloned().unwrap_or(Value::Null),
+                },
+                _ => Block::Other,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A user record: a prompt (string content, or text blocks) or tool results.
+fn user(record: &mut Record, map: &Map<String, Value>, message: &Map<String, Value>) {
+    let tool_use_result = map.get("toolUseResult");
+    match message.get("content") {
+        Some(Value::String(text)) => record.prompt = prompt_of(text),
+        Some(Value::Array(blocks)) => {
+            let mut typed = Vec::new();
+            for block in blocks {
+                match block.get("type").and_then(Value::as_str) {
+                    Some("text") => {
+                        if let Some(text) = block.get("text").and_then(Value::as_str) {
+                            typed.push(text.to_owned());
+                        }
+                    }
+                    Some("tool_result") => record.results.push(tool_result(block, tool_use_result)),
+                    _ => {}
+                }
+            }
+            if record.results.is_empty() && !typed.is_empty() {
+                record.prompt = prompt_of(&typed.join("\n\n"));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What a user record's text shows: the slash command typed for a command record, nothing
+/// for the harness's own messages (a command's output, a sub-agent's notification).
+fn prompt_of(text: &str) -> Option<String> {
+    let trimmed = text.trim_start();
+    if let Some(rest) = trimmed.strip_prefix("<command-name>") {
+        let name = rest.split("</command-name>").next().unwrap_or("").trim();
+        let args = trimmed
+            .split("<command-args>")
+            .nth(1)
+            .and_then(|args| args.split("</command-args>").next())
+            .unwrap_or("")
+            .trim();
+        return Some(format!("`{name}` {args}").trim().to_owned());
+    }
+    let harness = [
+        "<local-command-",
+        "<task-notification>",
+        "<system-reminder>",
+        "<command-message>",
+    ];
+    if harness.iter().any(|tag| trimmed.starts_with(tag)) || trimmed.is_empty() {
+        return None;
+    }
+    Some(text.to_owned())
+}
+
+fn tool_result(block: &Value, tool_use_result: Option<&Value>) -> ToolResult {
+    let text = match block.get("content") {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    };
+    let details = tool_use_result.and_then(Value::as_object);
+    ToolResult {
+        tool_use_id: block
+            .get("tool_use_id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        text,
+        is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+        answers: details
+            .and_then(|details| details.get("answers"))
+            .and_then(Value::as_object)
+            .cloned(),
+        agent_id: details.and_then(|details| text(details, "agentId")),
+    }
+}
+
+/// The session's title: the newest `custom-title`, else the newest `ai-title`, else the first
+/// prompt.
+pub(super) fn title(records: &[Record]) -> Option<String> {
+    let newest = |kind: &str| {
+        records
+            .iter()
+            .rev()
+            .find(|record| record.kind == kind)
+            .and_then(|record| record.title.clone())
+    };
+    newest("custom-title")
+        .or_else(|| newest("ai-title"))
+        .or_else(|| {
+            records
+                .iter()
+                .find(|record| record.kind == "user" && !record.is_sidechain && !record.is_meta)
+                .and_then(|record| record.prompt.clone())
+        })
+}
+
+/// What a tool call does, in a line: the command, the file, the pattern, the description.
+pub(super) fn describe_call(name: &str, input: &Value) -> String {
+    let field = |key: &str| input.get(key).and_then(Value::as_str);
+    let one_line = |text: &str| cut(&text.replace('\n', " "), 300);
+    match name {
+        "Bash" => match field("command") {
+            Some(command) => format!("`{}`", one_line(command)),
+            None => String::new(),
+        },
+        "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => field("file_path")
+            .or_else(|| field("notebook_path"))
+            .map(|path| format!("`{}`", one_line(path)))
+            .unwrap_or_default(),
+        "Grep" | "Glob" => field("pattern")
+            .map(|pattern| format!("`{}`", one_line(pattern)))
+            .unwrap_or_default(),
+        "Agent" | "Task" => field("description").map(one_line).unwrap_or_default(),
+        "WebFetch" => field("url").map(one_line).unwrap_or_default(),
+        _ => field("description")
+            .map(one_line)
+            .unwrap_or_else(|| one_line(&input.to_string())),
+    }
+}
+
+/// Why a tool call was refused (the human declined it, or a permission check did), or
+/// `None` when its result is not a refusal. The reason is the human's feedback where there
+/// is one, else Claude Code's words.
+pub(super) fn rejection(result: &ToolResult) -> Option<Option<String>> {
+    if !result.is_error {
+        return None;
+    }
+    let text = result.text.trim();
+    let refused = [
+        "doesn't want to proceed",
+        "rejected",
+        "needs approval",
+        "requested permissions",
+        "permission",
+        "denied",
+    ];
+    if !refused.iter().any(|words| text.contains(words)) {
+        return None;
+    }
+    let feedback = text
+        .split_once("the user said:")
+        .map(|(_, said)| said.trim().to_owned())
+        .filter(|said| !said.is_empty());
+    Some(Some(cut(&feedback.unwrap_or_else(|| text.to_owned()), 400)))
+}
+
+/// The items of an `AskUserQuestion` call: one per question, with its header, options and
+/// their descriptions, multi-select, and the free "Other" answer Claude Code offers.
+pub(super) fn question_items(input: &Value) -> Vec<ClarificationItem> {
+    let Some(questions) = input.get("questions").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let limits = chatsurface_model::limits::MAX_OPTIONS;
+    questions
+        .iter()
+        .enumerate()
+        .filter_map(|(index, question)| {
+            let prompt = question.get("question").and_then(Value::as_str)?;
+            let options: Vec<ChoiceOption> = question
+                .get("options")
+                .and_then(Value::as_array)
+                .map(|options| {
+                    options
+                        .iter()
+                        .filter_map(|option| {
+                            option
+                                .get("label")
+                                .and_then(Value::as_str)
+                                .map(|label| (label, option))
+                        })
+                        .filter(|(label, _)| !label.trim().is_empty())
+                        .take(limits)
+                        .enumerate()
+                        .map(|(number, (label, option))| ChoiceOption {
+                            id: format!("o{}", number + 1).as_str().into(),
+                            label: cut(label, chatsurface_model::limits::MESSAGE_CHARS),
+                            detail: option
+                                .get("description")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let multiple = question.get("multiSelect").and_then(Value::as_bool) == Some(true)
+                && options.len() >= chatsurface_model::limits::MIN_OPTIONS_FOR_MULTIPLE;
+            Some(ClarificationItem {
+                id: format!("q{}", index + 1).as_str().into(),
+                prompt: cut(prompt, chatsurface_model::limits::MESSAGE_CHARS),
+                header: question
+                    .get("header")
+                    .and_then(Value::as_str)
+                    .map(super::super::title_of),
+                kind: AnswerKind::Choice,
+                options,
+                multiple,
+                custom: true,
+                recommended: None,
+            })
+        })
+        .collect()
+}
+
+/// The answer to one item from `toolUseResult.answers` (question text → label, several
+/// labels joined by ", ", or the text the human typed).
+pub(super) fn item_answer(
+    item: &ClarificationItem,
+    answers: &Map<String, Value>,
+) -> Option<ItemAnswer> {
+    let given = answers
+        .iter()
+        .find(|(question, _)| {
+            cut(question, chatsurface_model::limits::MESSAGE_CHARS) == item.prompt
+        })
+        .and_then(|(_, answer)| answer.as_str())?;
+    let label_of = |label: &str| {
+        item.options
+            .iter()
+            .find(|option| option.label == label.trim())
+    };
+    let (selected, text) = if let Some(option) = label_of(given) {
+        (vec![option.id.clone()], None)
+    } else {
+        let parts: Vec<_> = given.split(", ").map(label_of).collect();
+        if parts.len() > 1 && parts.iter().all(Option::is_some) {
+            (
+                parts
+                    .into_iter()
+                    .flatten()
+                    .map(|option| option.id.clone())
+                    .collect(),
+                None,
+            )
+        } else {
+            (Vec::new(), Some(given.to_owned()))
+        }
+    };
+    Some(ItemAnswer {
+        item_id: item.id.clone(),
+        selected,
+        text,
+        ..ItemAnswer::default()
+    })
+}

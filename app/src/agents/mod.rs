@@ -1,0 +1,273 @@
+//! Sessions written by the agents themselves, read into the canonical model: one folder per
+//! agent with its transcript reader (`claude_code/`), and here what they share: which format a
+//! file is in (from its content, never its name), folding a reader's events into a snapshot,
+//! and following a transcript as the agent writes it ([`AgentTranscript`]).
+//!
+//! An agent's file is the truth for its session: this module reads it and never writes it.
+//! A reader turns a whole file into v1 event bodies, so everything downstream (overview,
+//! transcript, render, snapshot, window) works unchanged. Readers only append events as a
+//! file grows (a tool's result is a chunk of its call's message), so following one folds
+//! just the new events into the same snapshot; when the file changed in another way (a
+//! rewind made another path the active one) the snapshot is folded anew.
+
+mod claude_code;
+
+use crate::error::AppError;
+use chatsurface_model::{fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION};
+use std::path::{Path, PathBuf};
+
+/// The formats a session file can be in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// chatsurface's own v1 event log.
+    Chatsurface,
+    /// A Claude Code transcript (`~/.claude/projects/<dir>/<session>.jsonl`).
+    ClaudeCode,
+}
+
+impl Format {
+    /// The name `--format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Chatsurface => "chatsurface",
+            Format::ClaudeCode => "claude-code",
+        }
+    }
+}
+
+/// The formats tried, for the error about a file of none of them.
+const TRIED: &str = "chatsurface v1, claude-code";
+
+/// The format of a file, from its first JSON line; `None` when it is none this build reads.
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    // An empty file is a native log nothing was written to yet; a first line that starts as
+    // a v1 event but is broken is left to the v1 reader, whose error names the line. Any
+    // other broken first line (an agent's, torn mid-write) is no format: guessing v1 there
+    // could let the window append to an agent's file.
+    let Some(line) = bytes
+        .split(|&byte| byte == b'\n')
+        .find(|line| !line.iter().all(u8::is_ascii_whitespace))
+    else {
+        return Some(Format::Chatsurface);
+    };
+    let Ok(first) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return line.starts_with(b"{\"v\":").then_some(Format::Chatsurface);
+    };
+    if first.get("v").is_some() && first.get("seq").is_some() {
+        Some(Format::Chatsurface)
+    } else if claude_code::looks_like(&first) {
+        Some(Format::ClaudeCode)
+    } else {
+        None
+    }
+}
+
+/// The format of the file at `path`, from its first line (read alone, so a large transcript
+/// is not read twice); `None` when it is none this build reads.
+pub fn detect_file(path: &Path) -> Result<Option<Format>, AppError> {
+    use std::io::{BufRead, Read};
+    let file = std::fs::File::open(path)
+        .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
+    let mut first = Vec::new();
+    let mut reader = std::io::BufReader::new(file);
+    while first.iter().all(u8::is_ascii_whitespace) {
+        first.clear();
+        let read = reader
+            .by_ref()
+            .take(64 << 20)
+            .read_until(b'\n', &mut first)
+            .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
+        if read == 0 {
+            break;
+        }
+    }
+    Ok(detect(&first))
+}
+
+/// What a reader made of a whole transcript.
+#[derive(Debug, Default)]
+pub(crate) struct ReadTranscript {
+    /// The events, each with the time it happened (RFC 3339).
+    pub(crate) events: Vec<(String, EventBody)>,
+    /// One line per record skipped (`file:line: why`).
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Reads a session file in `format` (detected when `None`) into a snapshot.
+pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> {
+    let bytes = std::fs::read(path)
+        .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
+    match format.or_else(|| detect(&bytes)) {
+        Some(Format::Chatsurface) => Ok(fold_log_bytes(path, &bytes)?),
+        Some(agent) => {
+            let read = read_agent(agent, path, &bytes);
+            let (snapshot, mut warnings) = fold(path, &read.events, Snapshot::default(), 0)?;
+            warnings.splice(0..0, read.warnings);
+            Ok(LoadedLog {
+                snapshot,
+                warnings,
+                intact_len: bytes.len() as u64,
+            })
+        }
+        None => Err(unknown_format(path)),
+    }
+}
+
+/// The error for a file of no format this build reads (exit 65), naming those tried.
+pub fn unknown_format(path: &Path) -> AppError {
+    AppError::BadInput(format!(
+        "{}: not a session in any known format (tried {TRIED}; --format picks one)",
+        path.display()
+    ))
+}
+
+fn read_agent(format: Format, path: &Path, bytes: &[u8]) -> ReadTranscript {
+    match format {
+        Format::ClaudeCode => claude_code::read(path, bytes),
+        Format::Chatsurface => ReadTranscript::default(),
+    }
+}
+
+/// Folds events `from..` into `snapshot`. An event the fold refuses (a reader's mistake, or a
+/// transcript that breaks a rule the reader did not foresee) is skipped with a warning, so
+/// the rest of the session still shows.
+fn fold(
+    path: &Path,
+    events: &[(String, EventBody)],
+    mut snapshot: Snapshot,
+    from: usize,
+) -> Result<(Snapshot, Vec<String>), AppError> {
+    let mut warnings = Vec::new();
+    for (index, (at, body)) in events.iter().enumerate().skip(from) {
+        let event = Event {
+            v: EVENT_LOG_VERSION,
+            seq: index as u64 + 1,
+            at: at.clone(),
+            body: body.clone(),
+        };
+        if let Err(error) = snapshot.apply(event) {
+            snapshot.skip_unknown(index as u64 + 1);
+            warnings.push(format!(
+                "{}: event {}: {error}; skipped",
+                path.display(),
+                index + 1
+            ));
+        }
+    }
+    Ok((snapshot, warnings))
+}
+
+/// An agent's transcript the window shows and follows as the agent writes it.
+#[derive(Debug)]
+pub struct AgentTranscript {
+    path: PathBuf,
+    format: Format,
+    snapshot: Snapshot,
+    /// The events the snapshot was folded from.
+    events: Vec<(String, EventBody)>,
+    /// What the file and its sub-agents' folder looked like at the last read.
+    seen: Option<Seen>,
+}
+
+/// A cheap look at a transcript, to tell whether it changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Seen {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    beside: Option<std::time::SystemTime>,
+}
+
+impl AgentTranscript {
+    /// Opens a transcript in an agent's format; warnings go to the log.
+    pub fn open(path: &Path, format: Format) -> Result<AgentTranscript, AppError> {
+        let mut transcript = AgentTranscript {
+            path: path.to_owned(),
+            format,
+            snapshot: Snapshot::default(),
+            events: Vec::new(),
+            seen: None,
+        };
+        transcript.follow()?;
+        Ok(transcript)
+    }
+
+    /// The folded session.
+    pub fn snapshot(&self) -> &Snapshot {
+        &self.snapshot
+    }
+
+    /// The transcript's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn look(&self) -> Seen {
+        let meta = std::fs::metadata(&self.path).ok();
+        let beside = std::fs::metadata(self.path.with_extension("").join("subagents"))
+            .and_then(|meta| meta.modified())
+            .ok();
+        Seen {
+            len: meta.as_ref().map_or(0, std::fs::Metadata::len),
+            modified: meta.and_then(|meta| meta.modified().ok()),
+            beside,
+        }
+    }
+
+    /// Reads the transcript again if it changed; returns whether the session did. New events
+    /// that extend the old ones are folded into the same snapshot (its caches stay good);
+    /// otherwise it is folded anew.
+    pub fn follow(&mut self) -> Result<bool, AppError> {
+        let seen = self.look();
+        if self.seen.as_ref() == Some(&seen) {
+            return Ok(false);
+        }
+        let bytes = std::fs::read(&self.path)
+            .map_err(|error| AppError::NoInput(format!("{}: {error}", self.path.display())))?;
+        let read = read_agent(self.format, &self.path, &bytes);
+        self.seen = Some(seen);
+        if read.events == self.events {
+            return Ok(false);
+        }
+        let extends = read.events.starts_with(&self.events) && !self.events.is_empty();
+        let (base, from) = if extends {
+            (std::mem::take(&mut self.snapshot), self.events.len())
+        } else {
+            for warning in &read.warnings {
+                tracing::warn!("{warning}");
+            }
+            (Snapshot::default(), 0)
+        };
+        let (snapshot, warnings) = fold(&self.path, &read.events, base, from)?;
+        for warning in warnings {
+            tracing::warn!("{warning}");
+        }
+        self.snapshot = snapshot;
+        self.events = read.events;
+        Ok(true)
+    }
+}
+
+/// Cuts text to at most `max` characters, ending in "…" when it was longer.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut kept: String = text.chars().take(max.saturating_sub(1)).collect();
+    kept.push('…');
+    kept
+}
+
+/// A thread or session title from any text: its first line, cut to the title limit, never
+/// empty.
+pub(crate) fn title_of(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let line = line.trim_start_matches('#').trim();
+    if line.is_empty() {
+        return "(untitled)".to_owned();
+    }
+    cut(line, chatsurface_model::limits::TITLE_CHARS)
+}
