@@ -227,7 +227,7 @@ fn tool_result(block: &Value, tool_use_result: Option<&Value>) -> ToolResult {
             .and_then(|details| details.get("answers"))
             .and_then(Value::as_object)
             .cloned(),
-        agent_id: details.and_then(|details| text(details, "agentId")),
+        agent_id: details.and_then(|details| self::text(details, "agentId")),
     }
 }
 
