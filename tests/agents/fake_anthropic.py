@@ -6,7 +6,8 @@ Usage: fake_anthropic.py SCRIPT.json PORT_FILE REQUESTS.jsonl
 SCRIPT.json is a list of steps; each request that offers tools (a turn of the agent or of a
 sub-agent) gets the next step, streamed as the Messages API streams (SSE). A step is a list of
 blocks: {"text": "..."} or {"tool_use": {"name": "...", "input": {...}}}. A request without
-tools (a title, a summary) gets a short plain text. When the script is used up, every further
+tools (a title) gets a short plain text, and a compaction request (Claude Code's "Respond
+with TEXT ONLY" summary prompt) a fixed summary; neither uses up a step. When the script is used up, every further
 turn gets "(script done)". Every request body is appended to REQUESTS.jsonl, so a test can
 assert on what the agent sent back (tool results above all). The port it listens on is written
 to PORT_FILE once it is ready.
@@ -59,6 +60,16 @@ def stream(blocks, model):
     return b"".join(out)
 
 
+def is_compaction(body):
+    messages = body.get("messages") or []
+    if not messages:
+        return False
+    content = messages[-1].get("content")
+    if isinstance(content, list):
+        content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return isinstance(content, str) and "Respond with TEXT ONLY" in content
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -87,7 +98,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(reply)
             return
-        if body.get("tools"):
+        if is_compaction(body):
+            blocks = [{"text": "<analysis>The fake model read the session.</analysis>\n"
+                               "<summary>The session so far: the user asked the scripted "
+                               "questions and got the scripted answers.</summary>"}]
+        elif body.get("tools"):
             with lock:
                 step = state["step"]
                 state["step"] += 1

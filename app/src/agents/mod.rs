@@ -38,50 +38,59 @@ impl Format {
 /// The formats tried, for the error about a file of none of them.
 const TRIED: &str = "chatsurface v1, claude-code";
 
-/// The format of a file, from its first JSON line; `None` when it is none this build reads.
+/// How many of a file's first lines detection looks at (an agent may start with records
+/// that do not name it, such as Claude Code's `mode`).
+const DETECT_LINES: usize = 8;
+
+/// The format of a file, from its first lines; `None` when it is none this build reads.
 pub fn detect(bytes: &[u8]) -> Option<Format> {
+    let mut lines = bytes
+        .split(|&byte| byte == b'\n')
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .take(DETECT_LINES)
+        .peekable();
     // An empty file is a native log nothing was written to yet; a first line that starts as
-    // a v1 event but is broken is left to the v1 reader, whose error names the line. Any
+    // a v1 event is left to the v1 reader, broken or not, whose error names the line. Any
     // other broken first line (an agent's, torn mid-write) is no format: guessing v1 there
     // could let the window append to an agent's file.
-    let Some(line) = bytes
-        .split(|&byte| byte == b'\n')
-        .find(|line| !line.iter().all(u8::is_ascii_whitespace))
-    else {
+    let Some(first) = lines.peek() else {
         return Some(Format::Chatsurface);
     };
-    let Ok(first) = serde_json::from_slice::<serde_json::Value>(line) else {
-        return line.starts_with(b"{\"v\":").then_some(Format::Chatsurface);
-    };
-    if first.get("v").is_some() && first.get("seq").is_some() {
+    if first.starts_with(b"{\"v\":") {
+        return Some(Format::Chatsurface);
+    }
+    let records: Vec<serde_json::Value> = lines
+        .filter_map(|line| serde_json::from_slice(line).ok())
+        .collect();
+    if records
+        .first()
+        .is_some_and(|record| record.get("v").is_some() && record.get("seq").is_some())
+    {
         Some(Format::Chatsurface)
-    } else if claude_code::looks_like(&first) {
+    } else if records.iter().any(claude_code::looks_like) {
         Some(Format::ClaudeCode)
     } else {
         None
     }
 }
 
-/// The format of the file at `path`, from its first line (read alone, so a large transcript
-/// is not read twice); `None` when it is none this build reads.
+/// The format of the file at `path`, from its first lines (read alone, so a large
+/// transcript is not read twice); `None` when it is none this build reads.
 pub fn detect_file(path: &Path) -> Result<Option<Format>, AppError> {
     use std::io::{BufRead, Read};
     let file = std::fs::File::open(path)
         .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
-    let mut first = Vec::new();
-    let mut reader = std::io::BufReader::new(file);
-    while first.iter().all(u8::is_ascii_whitespace) {
-        first.clear();
+    let mut head = Vec::new();
+    let mut reader = std::io::BufReader::new(file).take(64 << 20);
+    for _ in 0..DETECT_LINES {
         let read = reader
-            .by_ref()
-            .take(64 << 20)
-            .read_until(b'\n', &mut first)
+            .read_until(b'\n', &mut head)
             .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
         if read == 0 {
             break;
         }
     }
-    Ok(detect(&first))
+    Ok(detect(&head))
 }
 
 /// What a reader made of a whole transcript.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates tests/fixtures/agents/claude-code-<version>/ by running the real Claude Code
 # (npm @anthropic-ai/claude-code, pinned below) against tests/agents/fake_anthropic.py, one
-# scenario of scenarios.json at a time, headless (`claude -p`), in a fresh HOME.
+# scenario of scenarios.json at a time, headless (`claude -p`), in a fresh HOME, then the
+# interactive session of interactive.py in tmux.
 #
 #   tests/agents/claude-code/regenerate.sh [CLAUDE_BIN]
 #
@@ -44,3 +45,6 @@ for scenario in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys
   (cd "${projects[0]}" && find . -name '*.jsonl' -exec cp --parents {} "$out/$scenario" \;)
   echo "$scenario: $(cd "$out/$scenario" && find . -name '*.jsonl' | tr '\n' ' ')"
 done
+# The interactive session (AskUserQuestion answered, a tool call declined with feedback,
+# /rewind, /compact) runs the real terminal UI in tmux.
+python3 "$here/interactive.py" "$claude" "$out/interactive"

@@ -35,25 +35,13 @@ const TOOL_OUTPUT_CHARS: usize = 2_000;
 /// The thread id of the active path.
 const MAIN_THREAD: &str = "main";
 
-/// Whether the first records of a file look like a Claude Code transcript.
-pub(crate) fn looks_like(first: &Value) -> bool {
-    let kind = first.get("type").and_then(Value::as_str).unwrap_or("");
-    let claude_types = [
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "queue-operation",
-        "attachment",
-        "custom-title",
-        "ai-title",
-        "last-prompt",
-        "file-history-snapshot",
-    ];
-    claude_types.contains(&kind)
-        && (first.get("sessionId").is_some()
-            || first.get("uuid").is_some()
-            || first.get("leafUuid").is_some())
+/// Whether a record (one of a file's first) looks like Claude Code's: a `type` and the
+/// `sessionId` (or, on a conversation record, `uuid`) every record of its carries.
+pub(crate) fn looks_like(record: &Value) -> bool {
+    record.get("type").is_some_and(Value::is_string)
+        && (record.get("sessionId").is_some_and(Value::is_string)
+            || record.get("uuid").is_some_and(Value::is_string)
+            || record.get("leafUuid").is_some_and(Value::is_string))
 }
 
 /// Reads a transcript (and its sub-agents' files beside it) into events.
@@ -343,11 +331,16 @@ impl Reader<'_> {
 
     fn user(&mut self, record: &Record, thread: &str) {
         let at = record.timestamp.clone();
-        if let Some(text) = &record.prompt {
-            if !record.is_meta {
+        match &record.prompt {
+            Some(text) if record.is_compact_summary => {
+                self.events
+                    .message(at.clone(), thread, Role::System, text.clone());
+            }
+            Some(text) if !record.is_meta => {
                 self.events
                     .message(at.clone(), thread, Role::User, text.clone());
             }
+            _ => {}
         }
         for result in &record.results {
             self.tool_result(at.clone(), result);

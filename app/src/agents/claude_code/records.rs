@@ -18,6 +18,8 @@ pub(super) struct Record {
     pub(super) is_sidechain: bool,
     /// A harness message to the model (not something the human typed).
     pub(super) is_meta: bool,
+    /// The summary a compaction left in place of what came before.
+    pub(super) is_compact_summary: bool,
     pub(super) session_id: Option<String>,
     pub(super) timestamp: Option<String>,
     pub(super) subtype: Option<String>,
@@ -100,6 +102,7 @@ fn record(map: &Map<String, Value>) -> Record {
         parent: text(map, "parentUuid").or_else(|| text(map, "logicalParentUuid")),
         is_sidechain: map.get("isSidechain").and_then(Value::as_bool) == Some(true),
         is_meta: map.get("isMeta").and_then(Value::as_bool) == Some(true),
+        is_compact_summary: map.get("isCompactSummary").and_then(Value::as_bool) == Some(true),
         session_id: text(map, "sessionId"),
         timestamp: text(map, "timestamp"),
         subtype: text(map, "subtype"),

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Drives the real interactive Claude Code in tmux through one session a human would have,
+against tests/agents/fake_anthropic.py, and copies the transcript it writes.
+
+Usage: interactive.py CLAUDE_BIN OUT_DIR
+
+The session: a prompt; an AskUserQuestion answered in the terminal (SQLite); a Bash call the
+human declines at the permission prompt, with feedback; /rewind to before that prompt and a
+new prompt in Russian (so the declined part becomes an abandoned branch); /compact; one more
+prompt after the compaction. Each step waits for what the terminal must show before the
+next key, so a changed UI fails here loudly instead of writing a wrong fixture.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+claude, out_dir = sys.argv[1], sys.argv[2]
+here = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = [
+    [{"text": "Before I start, one question."},
+     {"tool_use": {"name": "AskUserQuestion", "input": {"questions": [{
+         "question": "Which database should we use?", "header": "Database",
+         "options": [{"label": "SQLite", "description": "One file, no server"},
+                     {"label": "PostgreSQL", "description": "A server, more features"}],
+         "multiSelect": False}]}}}],
+    [{"text": "SQLite it is. I will write the schema next."}],
+    [{"tool_use": {"name": "Bash", "input": {"command": "rm -rf ./build",
+                                             "description": "Delete the old build folder"}}}],
+    [{"text": "Understood: I keep the build folder."}],
+    [{"text": "Хорошо, начнём заново: журнал — **JSONL**, одна строка на событие."}],
+    [{"text": "Продолжаем после сжатия."}],
+]
+
+work = tempfile.mkdtemp(prefix="chatsurface-claude-tmux-")
+home, project = os.path.join(work, "home"), os.path.join(work, "project")
+os.makedirs(home)
+os.makedirs(project)
+with open(os.path.join(home, ".claude.json"), "w") as f:
+    json.dump({"hasCompletedOnboarding": True, "projects": {project: {
+        "hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}, f)
+with open(os.path.join(work, "script.json"), "w") as f:
+    json.dump(SCRIPT, f)
+port_file = os.path.join(work, "port")
+server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_anthropic.py"),
+                           os.path.join(work, "script.json"), port_file,
+                           os.path.join(work, "requests.jsonl")])
+session = "chatsurface-claude"
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+
+
+def pane():
+    return tmux("capture-pane", "-p", "-t", session)
+
+
+def wait_for(words, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if words in pane():
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"error: the terminal never showed {words!r}; it shows:\n{pane()}")
+
+
+def keys(*names):
+    for name in names:
+        tmux("send-keys", "-t", session, name)
+        time.sleep(0.4)
+
+
+def type_line(text):
+    tmux("send-keys", "-t", session, "-l", text)
+    time.sleep(0.4)
+    keys("Enter")
+
+
+try:
+    for _ in range(50):
+        if os.path.exists(port_file) and open(port_file).read():
+            break
+        time.sleep(0.1)
+    env = (f"env HOME={home} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
+           "ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", project,
+         f"{env} {claude} --permission-mode default")
+    wait_for("Do you want to use this API key?")
+    keys("Up", "Enter")
+    wait_for("? for shortcuts")
+    type_line("Set up storage for the app")
+    wait_for("Which database should we use?")
+    keys("Enter")
+    wait_for("SQLite it is.")
+    type_line("Delete the old build folder")
+    wait_for("Do you want to proceed?")
+    keys("Down", "Down", "Down")
+    wait_for("❯ 4. No")
+    keys("Tab")
+    time.sleep(0.5)
+    type_line("keep it, we still need the artifacts")
+    wait_for("Understood: I keep the build folder.")
+    type_line("/rewind")
+    wait_for("Restore the code and/or conversation")
+    keys("Up", "Enter")
+    wait_for("Restore conversation")
+    keys("Enter")
+    time.sleep(1)
+    keys("C-u")
+    type_line("Начнём с формата логов")
+    wait_for("начнём заново")
+    type_line("/compact")
+    wait_for("Compacted")
+    type_line("И после сжатия: продолжим")
+    wait_for("Продолжаем после сжатия.")
+    time.sleep(1)
+    projects = os.path.join(home, ".claude", "projects")
+    [folder] = os.listdir(projects)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    for name in os.listdir(os.path.join(projects, folder)):
+        if name.endswith(".jsonl"):
+            shutil.copy(os.path.join(projects, folder, name), out_dir)
+            print(f"interactive: {name}")
+finally:
+    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    server.kill()
+    shutil.rmtree(work, ignore_errors=True)
