@@ -29,6 +29,13 @@ pub enum Command {
         #[arg(long, value_enum)]
         format: Option<crate::agents::Format>,
     },
+    /// List every session on this machine: the store's and the agents' own (Claude Code's),
+    /// newest first.
+    Sessions {
+        /// One JSON array instead of lines.
+        #[arg(long)]
+        json: bool,
+    },
     /// Write a large synthetic session log, for benchmarks.
     Gen(GenArgs),
     /// Measure fold time, first-frame and scrolled-frame times and peak memory on a log.

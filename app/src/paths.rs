@@ -3,9 +3,23 @@
 //! `$CHATSURFACE_DATA_DIR` (default: the XDG data dir, `~/.local/share/chatsurface`) holds the
 //! session logs and tokens; `$CHATSURFACE_SOCKET` (default:
 //! `$XDG_RUNTIME_DIR/chatsurface/api.sock`) is where the API listens. Both the server and its
-//! clients resolve them here, so they always agree.
+//! clients resolve them here, so they always agree. The agents' own session folders are
+//! resolved here too (each overridable for tests and unusual set-ups).
 
 use std::path::PathBuf;
+
+/// Where Claude Code keeps its transcripts: `$CHATSURFACE_CLAUDE_DIR`, else
+/// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+pub fn claude_projects_dir() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(dir) = set("CHATSURFACE_CLAUDE_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(config) = set("CLAUDE_CONFIG_DIR") {
+        return Some(PathBuf::from(config).join("projects"));
+    }
+    dirs::home_dir().map(|home| home.join(".claude").join("projects"))
+}
 
 /// The data directory.
 pub fn data_dir() -> PathBuf {

@@ -234,3 +234,115 @@ fn gen_writes_a_log_that_snapshot_reads() {
     let again = chatsurface(&["gen", "--out", out.to_str().unwrap()]);
     assert_eq!(again.status.code(), Some(64), "gen never overwrites a log");
 }
+
+fn claude_fixture(scenario: &str) -> PathBuf {
+    let dir = fixture("agents/claude-code-2.1.328").join(scenario);
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap()
+}
+
+#[test]
+fn sessions_lists_the_store_and_claude_codes_transcripts_newest_first() {
+    let root =
+        std::env::temp_dir().join(format!("chatsurface-cli-sessions-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let (store, claude) = (root.join("data/sessions"), root.join("claude/projects"));
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::create_dir_all(claude.join("-work-app")).unwrap();
+    std::fs::copy(
+        example("deploy-review-en.jsonl"),
+        store.join("deploy.jsonl"),
+    )
+    .unwrap();
+    // The newest: written a moment after the native log.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let transcript = claude.join("-work-app/session.jsonl");
+    std::fs::copy(claude_fixture("interactive"), &transcript).unwrap();
+    std::fs::write(claude.join("-work-app/notes.jsonl"), "{\"hello\": 1}\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+        .args(["sessions", "--json"])
+        .env("CHATSURFACE_DATA_DIR", root.join("data"))
+        .env("CLAUDE_CONFIG_DIR", root.join("claude"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let list = list.as_array().unwrap();
+    assert_eq!(list.len(), 2, "{list:?}");
+    assert_eq!(list[0]["agent"], "claude-code");
+    assert_eq!(list[0]["title"], "Set up storage for the app");
+    assert_eq!(list[0]["messages"], 13);
+    assert!(list[0]["project"].as_str().unwrap().ends_with("/project"));
+    assert_eq!(list[0]["path"], transcript.to_str().unwrap());
+    assert_eq!(list[1]["agent"], "chatsurface");
+    assert!(list[1]["open_questions"].as_u64().unwrap() > 0);
+    // The file of no known format is left out, with a warning naming it.
+    let warnings = stderr_lines(&output);
+    assert!(
+        warnings
+            .iter()
+            .any(|line| line.starts_with("warning: ") && line.contains("notes.jsonl")),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_file_of_no_known_format_exits_65_naming_the_formats_tried() {
+    let path = scratch("not-a-session.jsonl");
+    std::fs::write(&path, "{\"hello\": \"world\"}\n").unwrap();
+    let output = chatsurface(&["snapshot", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(65));
+    assert_eq!(
+        stderr_lines(&output),
+        [format!(
+            "error: {}: not a session in any known format (tried chatsurface v1, claude-code; --format picks one)",
+            path.display()
+        )]
+    );
+    // --format says what the file is: read as v1 it is a broken line, named as such.
+    let forced = chatsurface(&[
+        "snapshot",
+        path.to_str().unwrap(),
+        "--format",
+        "chatsurface",
+    ]);
+    assert_eq!(forced.status.code(), Some(65));
+    assert!(
+        stderr_lines(&forced)[0].contains(":1: "),
+        "{:?}",
+        stderr_lines(&forced)
+    );
+}
+
+#[test]
+fn a_claude_code_transcript_renders_and_snapshots_like_a_log() {
+    let transcript = claude_fixture("interactive");
+    let output = chatsurface(&["snapshot", transcript.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let snapshot: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(snapshot["session"]["agent"], "claude-code");
+    assert_eq!(snapshot["batches"][0]["status"], "answered");
+    let png = scratch("claude.png");
+    let rendered = render(&transcript, &png, &["--width", "900", "--height", "600"]);
+    assert!(
+        rendered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    assert!(std::fs::metadata(&png).unwrap().len() > 1000);
+}

@@ -129,6 +129,10 @@ impl Display {
         command
             .env("CHATSURFACE_DATA_DIR", self.runtime.join("data"))
             .env("CHATSURFACE_SOCKET", self.runtime.join("api.sock"))
+            .env(
+                "CHATSURFACE_CLAUDE_DIR",
+                self.runtime.join("claude-projects"),
+            )
             .env_remove("CHATSURFACE_TOKEN");
         command
     }
@@ -439,20 +443,8 @@ fn load_rgb(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
     (pixmap.width(), pixmap.height(), pixels)
 }
 
-#[test]
-fn the_window_shows_the_frame_that_render_draws() {
-    if !tools_present() {
-        return;
-    }
-    let dir = scratch("screenshot");
-    let log = dir.join("session.jsonl");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sessions/deploy-review-en.jsonl"),
-        &log,
-    )
-    .unwrap();
-    let display = Display::start("screenshot");
-    let mut window = Window::open(&display, &log, "1000x700");
+/// Asserts that the window (1000×700) shows what `chatsurface render` draws of `log`.
+fn assert_window_shows_render_of(display: &Display, window: &Window, log: &Path, dir: &Path) {
     let shot = dir.join("window.png");
     let status = display
         .command("import")
@@ -496,6 +488,23 @@ fn the_window_shows_the_frame_that_render_draws() {
         shot.display(),
         reference.display()
     );
+}
+
+#[test]
+fn the_window_shows_the_frame_that_render_draws() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("screenshot");
+    let log = dir.join("session.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sessions/deploy-review-en.jsonl"),
+        &log,
+    )
+    .unwrap();
+    let display = Display::start("screenshot");
+    let mut window = Window::open(&display, &log, "1000x700");
+    assert_window_shows_render_of(&display, &window, &log, &dir);
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
 }
@@ -656,6 +665,54 @@ fn two_agents_asking_at_once_each_get_their_own_answer() {
         output.status.code(),
         Some(0),
         "the reviewer's question was accepted"
+    );
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}
+
+#[test]
+fn a_claude_code_session_grows_in_the_window_as_claude_code_writes_it() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("claude-follow");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/agents/claude-code-2.1.328/interactive");
+    let source = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap();
+    let whole = std::fs::read_to_string(&source).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    let answered = lines
+        .iter()
+        .position(|line| line.contains("SQLite it is."))
+        .unwrap();
+    let log = dir.join("session.jsonl");
+    std::fs::write(&log, lines[..=answered].join("\n") + "\n").unwrap();
+    let display = Display::start("claude-follow");
+    let mut window = Window::open(&display, &log, "1000x700");
+    // Claude Code's next turns, appended as it wrote them, a few lines at a time.
+    for chunk in lines[answered + 1..].chunks(5) {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        for line in chunk {
+            writeln!(file, "{line}").unwrap();
+        }
+        drop(file);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_window_shows_render_of(&display, &window, &log, &dir);
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        whole,
+        "the window never writes to the agent's transcript"
     );
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();

@@ -10,6 +10,7 @@
 //! just the new events into the same snapshot; when the file changed in another way (a
 //! rewind made another path the active one) the snapshot is folded anew.
 
+pub mod catalog;
 mod claude_code;
 
 use crate::error::AppError;
@@ -78,14 +79,13 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 /// transcript is not read twice); `None` when it is none this build reads.
 pub fn detect_file(path: &Path) -> Result<Option<Format>, AppError> {
     use std::io::{BufRead, Read};
-    let file = std::fs::File::open(path)
-        .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
+    let file = std::fs::File::open(path).map_err(|error| read_error(path, &error))?;
     let mut head = Vec::new();
     let mut reader = std::io::BufReader::new(file).take(64 << 20);
     for _ in 0..DETECT_LINES {
         let read = reader
             .read_until(b'\n', &mut head)
-            .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
+            .map_err(|error| read_error(path, &error))?;
         if read == 0 {
             break;
         }
@@ -104,8 +104,7 @@ pub(crate) struct ReadTranscript {
 
 /// Reads a session file in `format` (detected when `None`) into a snapshot.
 pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> {
-    let bytes = std::fs::read(path)
-        .map_err(|error| AppError::NoInput(format!("{}: {error}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|error| read_error(path, &error))?;
     match format.or_else(|| detect(&bytes)) {
         Some(Format::Chatsurface) => Ok(fold_log_bytes(path, &bytes)?),
         Some(agent) => {
@@ -120,6 +119,16 @@ pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> 
         }
         None => Err(unknown_format(path)),
     }
+}
+
+/// A file that cannot be read: one line naming it and why (exit 66).
+fn read_error(path: &Path, error: &std::io::Error) -> AppError {
+    let why = match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
+    };
+    AppError::NoInput(format!("{}: cannot read the file: {why}", path.display()))
 }
 
 /// The error for a file of no format this build reads (exit 65), naming those tried.
@@ -230,8 +239,7 @@ impl AgentTranscript {
         if self.seen.as_ref() == Some(&seen) {
             return Ok(false);
         }
-        let bytes = std::fs::read(&self.path)
-            .map_err(|error| AppError::NoInput(format!("{}: {error}", self.path.display())))?;
+        let bytes = std::fs::read(&self.path).map_err(|error| read_error(&self.path, &error))?;
         let read = read_agent(self.format, &self.path, &bytes);
         self.seen = Some(seen);
         if read.events == self.events {

@@ -7,6 +7,7 @@ mod mcp;
 mod open;
 mod render;
 mod serve;
+mod sessions;
 mod snapshot;
 
 use crate::agents::Format;
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Open(args) => open::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Snapshot { log, format } => snapshot::run(&log, format),
+        Command::Sessions { json } => sessions::run(json),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args),
         Command::Serve { listen } => serve::run(listen),

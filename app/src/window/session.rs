@@ -129,11 +129,19 @@ pub(super) fn newest_session(data_dir: &Path) -> Option<PathBuf> {
         .map(|(_, path)| path)
 }
 
-/// The log `chatsurface` opens with no arguments: the store's most recently written session,
-/// or, when there is none yet, the bundled demo written into the store as `demo`.
+/// The log `chatsurface` opens with no arguments: the store's most recently written session;
+/// when there is none yet, the newest session an agent wrote (Claude Code's); when there is
+/// none either, the bundled demo written into the store as `demo`.
 pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
     if let Some(path) = newest_session(data_dir) {
         return Ok(path);
+    }
+    let agents = agents::catalog::Folders {
+        native: None,
+        claude_code: crate::paths::claude_projects_dir(),
+    };
+    if let Some(newest) = agents::catalog::list(&agents).into_iter().next() {
+        return Ok(newest.path);
     }
     let sessions = data_dir.join("sessions");
     std::fs::create_dir_all(&sessions)

@@ -44,6 +44,20 @@ pub(crate) fn looks_like(record: &Value) -> bool {
             || record.get("leafUuid").is_some_and(Value::is_string))
 }
 
+/// The folder the session worked in: the first record's `cwd`.
+pub(crate) fn project_of(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    std::io::BufReader::new(file)
+        .lines()
+        .take(64)
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let record: Value = serde_json::from_str(&line).ok()?;
+            record.get("cwd")?.as_str().map(str::to_owned)
+        })
+}
+
 /// Reads a transcript (and its sub-agents' files beside it) into events.
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
     let mut warnings = Vec::new();
