@@ -10,7 +10,7 @@
 use crate::intent::{Elsewhere, Intent, Notice};
 use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{
-    BatchStatus, ConfirmationStatus, History, NodeRef, Snapshot, ThreadKind, ThreadNode,
+    BatchStatus, ConfirmationStatus, History, NodeRef, Role, Snapshot, ThreadKind, ThreadNode,
     ThreadStatus,
 };
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -20,6 +20,10 @@ use std::sync::Arc;
 pub(crate) const FOLD_CHARS: usize = 1200;
 /// Messages with more lines than this fold until expanded.
 pub(crate) const FOLD_LINES: usize = 18;
+/// A tool's message with more lines than this folds until expanded.
+pub(crate) const TOOL_FOLD_LINES: usize = 8;
+/// A tool's message longer than this many characters folds until expanded.
+pub(crate) const TOOL_FOLD_CHARS: usize = 500;
 /// Open questions listed under one thread in the overview before the rest are counted.
 pub(crate) const QUESTIONS_PER_THREAD: usize = 3;
 
@@ -274,6 +278,15 @@ fn message_is_long(text: &str) -> bool {
         || text.lines().count() > FOLD_LINES
 }
 
+/// Whether a message folds until expanded: a long one, or a tool's output of more than a
+/// few lines (its call is the line worth a glance; the output is there on demand).
+fn message_folds(message: &chatsurface_model::MessageSpec) -> bool {
+    let tool_is_long = message.role == Role::Tool
+        && (message.text.lines().count() > TOOL_FOLD_LINES
+            || message.text.chars().count() > TOOL_FOLD_CHARS);
+    tool_is_long || message_is_long(&message.text)
+}
+
 /// For each thread, the resolved thread its content folds into, if any.
 fn collapse_targets(snapshot: &Snapshot, intent: &Intent) -> Vec<Option<usize>> {
     let mut targets: Vec<Option<usize>> = vec![None; snapshot.threads.len()];
@@ -317,7 +330,7 @@ fn transcript_blocks(snapshot: &Snapshot, intent: &Intent) -> Vec<TranscriptBloc
             },
             _ if targets[entry.thread].is_some() => continue,
             NodeRef::Message(index)
-                if !expanded && message_is_long(&snapshot.messages[index].spec.text) =>
+                if !expanded && message_folds(&snapshot.messages[index].spec) =>
             {
                 Presentation::Folded
             }
@@ -737,6 +750,27 @@ mod tests {
         assert!(presentations(&view).contains(&(NodeRef::Batch(0), Presentation::Attention)));
         assert_eq!(view.header.open_questions, 1);
         assert_eq!(view.header.awaiting(), "1 open question");
+    }
+
+    #[test]
+    fn a_tools_long_output_folds_and_a_short_one_shows_whole() {
+        let output = "line\n".repeat(TOOL_FOLD_LINES + 1);
+        let tool = |id: &str, text: &str| {
+            message(id, "main", text).replace(r#""role":"agent""#, r#""role":"tool""#)
+        };
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            tool("m0", &format!("**Bash** `ls`\n{output}")),
+            tool("m1", "**Bash** `pwd`\n/work"),
+            message("m2", "main", &output),
+        ]);
+        let shown = presentations(&view_of(&snapshot, &IntentRequest::default()));
+        assert!(shown.contains(&(NodeRef::Message(0), Presentation::Folded)));
+        assert!(shown.contains(&(NodeRef::Message(1), Presentation::Full)));
+        assert!(
+            shown.contains(&(NodeRef::Message(2), Presentation::Full)),
+            "an agent's nine lines are not long"
+        );
     }
 
     #[test]

@@ -198,13 +198,30 @@ fn prompt_of(text: &str) -> Option<String> {
     let harness = [
         "<local-command-",
         "<task-notification>",
-        "<system-reminder>",
         "<command-message>",
     ];
-    if harness.iter().any(|tag| trimmed.starts_with(tag)) || trimmed.is_empty() {
+    if harness.iter().any(|tag| trimmed.starts_with(tag)) {
         return None;
     }
-    Some(text.to_owned())
+    let shown = without_reminders(text);
+    (!shown.trim().is_empty()).then(|| shown.trim().to_owned())
+}
+
+/// The text without the `<system-reminder>` blocks the harness puts in for the model.
+fn without_reminders(text: &str) -> String {
+    const OPEN: &str = "<system-reminder>";
+    const CLOSE: &str = "</system-reminder>";
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        shown.push_str(&rest[..start]);
+        rest = match rest[start..].find(CLOSE) {
+            Some(end) => &rest[start + end + CLOSE.len()..],
+            None => "",
+        };
+    }
+    shown.push_str(rest);
+    shown
 }
 
 fn tool_result(block: &Value, tool_use_result: Option<&Value>) -> ToolResult {

@@ -283,3 +283,25 @@ fn a_transcript_followed_as_claude_code_writes_it_grows_in_the_same_snapshot() {
     let on_disk = std::fs::read_to_string(&path).unwrap();
     assert!(!on_disk.ends_with('\n'));
 }
+
+#[test]
+fn the_harness_reminders_in_a_prompt_are_not_shown() {
+    let snapshot = snapshot("interactive");
+    let summary = snapshot
+        .messages
+        .iter()
+        .find(|message| {
+            message
+                .spec
+                .text
+                .starts_with("This session is being continued")
+        })
+        .unwrap();
+    assert_eq!(summary.spec.role, Role::System);
+    assert!(
+        !summary.spec.text.contains("system-reminder"),
+        "{}",
+        summary.spec.text
+    );
+    assert!(summary.spec.text.contains("Summary:"));
+}
