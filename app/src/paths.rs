@@ -21,6 +21,19 @@ pub fn claude_projects_dir() -> Option<PathBuf> {
     dirs::home_dir().map(|home| home.join(".claude").join("projects"))
 }
 
+/// Where Codex CLI keeps its rollouts: `$CHATSURFACE_CODEX_DIR`, else `$CODEX_HOME/sessions`,
+/// else `~/.codex/sessions`.
+pub fn codex_sessions_dir() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    if let Some(dir) = set("CHATSURFACE_CODEX_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if let Some(home) = set("CODEX_HOME") {
+        return Some(PathBuf::from(home).join("sessions"));
+    }
+    dirs::home_dir().map(|home| home.join(".codex").join("sessions"))
+}
+
 /// The data directory.
 pub fn data_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CHATSURFACE_DATA_DIR").filter(|dir| !dir.is_empty()) {

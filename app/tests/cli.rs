@@ -266,10 +266,29 @@ fn sessions_lists_the_store_and_claude_codes_transcripts_newest_first() {
     let transcript = claude.join("-work-app/session.jsonl");
     std::fs::copy(claude_fixture("interactive"), &transcript).unwrap();
     std::fs::write(claude.join("-work-app/notes.jsonl"), "{\"hello\": 1}\n").unwrap();
+    // A Codex rollout, older than both, in Codex's YYYY/MM/DD folders.
+    let day = root.join("codex/sessions/2026/12/03");
+    std::fs::create_dir_all(&day).unwrap();
+    let codex_fixtures = fixture("agents/codex-0.169.0/exec-command");
+    let rollout = std::fs::read_dir(&codex_fixtures)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::copy(&rollout, day.join(rollout.file_name().unwrap())).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(day.join(rollout.file_name().unwrap()))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
         .args(["sessions", "--json"])
         .env("CHATSURFACE_DATA_DIR", root.join("data"))
         .env("CLAUDE_CONFIG_DIR", root.join("claude"))
+        .env("CODEX_HOME", root.join("codex"))
         .output()
         .unwrap();
     assert!(
@@ -279,7 +298,9 @@ fn sessions_lists_the_store_and_claude_codes_transcripts_newest_first() {
     );
     let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let list = list.as_array().unwrap();
-    assert_eq!(list.len(), 2, "{list:?}");
+    assert_eq!(list.len(), 3, "{list:?}");
+    assert_eq!(list[2]["agent"], "codex");
+    assert_eq!(list[2]["messages"], 3);
     assert_eq!(list[0]["agent"], "claude-code");
     assert_eq!(list[0]["title"], "Set up storage for the app");
     assert_eq!(list[0]["messages"], 13);
@@ -306,7 +327,7 @@ fn a_file_of_no_known_format_exits_65_naming_the_formats_tried() {
     assert_eq!(
         stderr_lines(&output),
         [format!(
-            "error: {}: not a session in any known format (tried chatsurface v1, claude-code; --format picks one)",
+            "error: {}: not a session in any known format (tried chatsurface v1, claude-code, codex; --format picks one)",
             path.display()
         )]
     );

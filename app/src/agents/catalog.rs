@@ -14,7 +14,7 @@ use std::time::SystemTime;
 /// One session found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Entry {
-    /// `chatsurface` or the agent's name (`claude-code`).
+    /// `chatsurface` or the agent's name (`claude-code`, `codex`).
     pub agent: &'static str,
     /// The session's title.
     pub title: String,
@@ -39,6 +39,8 @@ pub struct Folders {
     pub native: Option<PathBuf>,
     /// Claude Code's `projects/` folder.
     pub claude_code: Option<PathBuf>,
+    /// Codex CLI's `sessions/` folder.
+    pub codex: Option<PathBuf>,
 }
 
 impl Folders {
@@ -47,6 +49,7 @@ impl Folders {
         Folders {
             native: Some(crate::paths::data_dir().join("sessions")),
             claude_code: crate::paths::claude_projects_dir(),
+            codex: crate::paths::codex_sessions_dir(),
         }
     }
 }
@@ -86,6 +89,26 @@ pub fn list(folders: &Folders) -> Vec<Entry> {
             );
         }
     }
+    if let Some(codex) = &folders.codex {
+        // YYYY/MM/DD/rollout-*.jsonl
+        let mut days = vec![codex.clone()];
+        for _ in 0..3 {
+            days = days
+                .iter()
+                .flat_map(|dir| {
+                    std::fs::read_dir(dir)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Result::ok)
+                })
+                .map(|entry| entry.path())
+                .filter(|path| path.is_dir())
+                .collect();
+        }
+        for day in days {
+            found.extend(jsonl_in(&day).into_iter().map(|path| (path, Format::Codex)));
+        }
+    }
     let mut entries: Vec<Entry> = found
         .into_iter()
         .filter_map(|(path, format)| match entry(&path, format) {
@@ -115,13 +138,11 @@ fn entry(path: &Path, format: Format) -> Result<Entry, crate::error::AppError> {
     let loaded = load(path, Some(format))?;
     let snapshot = &loaded.snapshot;
     Ok(Entry {
-        agent: match format {
-            Format::Chatsurface => "chatsurface",
-            Format::ClaudeCode => "claude-code",
-        },
+        agent: format.name(),
         title: snapshot.title().to_owned(),
         project: match format {
             Format::ClaudeCode => super::claude_code::project_of(path),
+            Format::Codex => super::codex::project_of(path),
             Format::Chatsurface => None,
         },
         last_activity: humantime::format_rfc3339_seconds(modified).to_string(),

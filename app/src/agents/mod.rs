@@ -12,6 +12,8 @@
 
 pub mod catalog;
 mod claude_code;
+mod codex;
+mod events;
 
 use crate::error::AppError;
 use chatsurface_model::{fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION};
@@ -24,6 +26,8 @@ pub enum Format {
     Chatsurface,
     /// A Claude Code transcript (`~/.claude/projects/<dir>/<session>.jsonl`).
     ClaudeCode,
+    /// A Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+    Codex,
 }
 
 impl Format {
@@ -32,12 +36,13 @@ impl Format {
         match self {
             Format::Chatsurface => "chatsurface",
             Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
         }
     }
 }
 
 /// The formats tried, for the error about a file of none of them.
-const TRIED: &str = "chatsurface v1, claude-code";
+const TRIED: &str = "chatsurface v1, claude-code, codex";
 
 /// How many of a file's first lines detection looks at (an agent may start with records
 /// that do not name it, such as Claude Code's `mode`).
@@ -68,6 +73,8 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         .is_some_and(|record| record.get("v").is_some() && record.get("seq").is_some())
     {
         Some(Format::Chatsurface)
+    } else if records.iter().any(codex::looks_like) {
+        Some(Format::Codex)
     } else if records.iter().any(claude_code::looks_like) {
         Some(Format::ClaudeCode)
     } else {
@@ -142,6 +149,7 @@ pub fn unknown_format(path: &Path) -> AppError {
 fn read_agent(format: Format, path: &Path, bytes: &[u8]) -> ReadTranscript {
     match format {
         Format::ClaudeCode => claude_code::read(path, bytes),
+        Format::Codex => codex::read(path, bytes),
         Format::Chatsurface => ReadTranscript::default(),
     }
 }
@@ -262,6 +270,41 @@ impl AgentTranscript {
         self.events = read.events;
         Ok(true)
     }
+}
+
+/// The JSON objects of a file's whole lines; a line that is not one is skipped with a warning
+/// naming `path:line`, and a last line without its newline (still being written) is left for
+/// the next read.
+pub(crate) fn json_lines(
+    path: &Path,
+    bytes: &[u8],
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> Vec<serde_json::Value> {
+    let whole = match bytes.iter().rposition(|&byte| byte == b'\n') {
+        Some(end) => &bytes[..=end],
+        None => &bytes[..0],
+    };
+    let mut values = Vec::new();
+    for (number, line) in whole.split(|&byte| byte == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<serde_json::Value>(line) {
+            Ok(value @ serde_json::Value::Object(_)) => values.push(value),
+            Ok(_) => warnings.push(format!(
+                "{}:{}: not a {what} (not a JSON object); skipped",
+                path.display(),
+                number + 1
+            )),
+            Err(error) => warnings.push(format!(
+                "{}:{}: not a {what} ({error}); skipped",
+                path.display(),
+                number + 1
+            )),
+        }
+    }
+    values
 }
 
 /// Cuts text to at most `max` characters, ending in "…" when it was longer.

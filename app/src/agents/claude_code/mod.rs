@@ -19,10 +19,11 @@
 mod records;
 mod tree;
 
+use super::events::Events;
 use super::{cut, title_of, ReadTranscript};
 use chatsurface_model::{
     BatchCloseReason, BatchSpec, ConfirmationOutcome, ConfirmationSpec, EventBody, ItemAnswer,
-    MessageSpec, Role, Session, ThreadKind, ThreadSpec, ThreadStatus,
+    Role, Session, ThreadKind, ThreadStatus,
 };
 use records::{Record, ToolResult};
 use serde_json::Value;
@@ -99,59 +100,6 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
     ReadTranscript {
         events: events.list,
         warnings,
-    }
-}
-
-/// The events being built, each with the time it happened.
-#[derive(Default)]
-struct Events {
-    list: Vec<(String, EventBody)>,
-    messages: usize,
-    last_at: String,
-}
-
-impl Events {
-    fn push(&mut self, at: Option<String>, body: EventBody) {
-        if let Some(at) = at {
-            self.last_at = at;
-        }
-        let at = if self.last_at.is_empty() {
-            "1970-01-01T00:00:00Z".to_owned()
-        } else {
-            self.last_at.clone()
-        };
-        self.list.push((at, body));
-    }
-
-    fn open_thread(
-        &mut self,
-        at: Option<String>,
-        id: &str,
-        parent: Option<&str>,
-        title: &str,
-        kind: ThreadKind,
-    ) {
-        let thread = ThreadSpec {
-            id: id.into(),
-            parent: parent.map(Into::into),
-            title: title_of(title),
-            kind,
-        };
-        self.push(at, EventBody::ThreadOpened { thread });
-    }
-
-    /// Appends a message; returns its id.
-    fn message(&mut self, at: Option<String>, thread: &str, role: Role, text: String) -> String {
-        self.messages += 1;
-        let id = format!("m{}", self.messages);
-        let message = MessageSpec {
-            id: id.as_str().into(),
-            thread_id: thread.into(),
-            role,
-            text,
-        };
-        self.push(at, EventBody::MessageAppended { message });
-        id
     }
 }
 

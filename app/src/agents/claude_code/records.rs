@@ -64,30 +64,11 @@ pub(super) struct ToolResult {
 /// Every record of the file; a line that is not a JSON object is skipped with a warning
 /// naming `path:line`, except a last line without its newline (still being written).
 pub(super) fn parse(path: &Path, bytes: &[u8], warnings: &mut Vec<String>) -> Vec<Record> {
-    let mut records = Vec::new();
-    let whole = match bytes.iter().rposition(|&byte| byte == b'\n') {
-        Some(end) => &bytes[..=end],
-        None => &bytes[..0],
-    };
-    for (number, line) in whole.split(|&byte| byte == b'\n').enumerate() {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Object(map)) => records.push(record(&map)),
-            Ok(_) => warnings.push(format!(
-                "{}:{}: not a Claude Code record (not a JSON object); skipped",
-                path.display(),
-                number + 1
-            )),
-            Err(error) => warnings.push(format!(
-                "{}:{}: not a Claude Code record ({error}); skipped",
-                path.display(),
-                number + 1
-            )),
-        }
-    }
-    records
+    super::super::json_lines(path, bytes, "Claude Code record", warnings)
+        .iter()
+        .filter_map(Value::as_object)
+        .map(record)
+        .collect()
 }
 
 fn text(map: &Map<String, Value>, key: &str) -> Option<String> {

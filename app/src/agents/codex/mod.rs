@@ -1,0 +1,427 @@
+//! Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) read into the canonical
+//! events.
+//!
+//! A rollout holds each exchange twice: as `response_item` lines (what went to and came from
+//! the model) and as `event_msg` lines (what the UI showed). The reader takes the
+//! `response_item` copy only, so nothing shows twice: the human's messages (not the harness's
+//! `<environment_context>` and instructions, nor the `developer` role), the agent's
+//! messages, and each function call with its output as one tool message (the output a chunk
+//! of the call's message, so a growing rollout only appends events). `request_user_input`
+//! becomes a clarification batch, answered from its output, or withdrawn when Codex refused
+//! the call. Other line types (`session_meta` aside, which names the session) are skipped.
+//!
+//! Not read yet: `thread_rolled_back` (the dropped turns as a parked branch) and sub-agent
+//! rollouts; no fixture written by the real Codex holds them yet.
+//!
+//! This module reads; it must not write to the agent's files, nor know about the window.
+
+use super::events::Events;
+use super::{cut, title_of, ReadTranscript};
+use chatsurface_model::{
+    AnswerKind, BatchCloseReason, BatchSpec, ChoiceOption, ClarificationItem, EventBody,
+    ItemAnswer, Role, Session, ThreadKind,
+};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The longest part of a tool's output kept in its message, in characters.
+const TOOL_OUTPUT_CHARS: usize = 2_000;
+
+/// The thread every message of a rollout is in.
+const MAIN_THREAD: &str = "main";
+
+/// Whether a record (one of a file's first) is a Codex rollout line.
+pub(crate) fn looks_like(record: &Value) -> bool {
+    let kind = record.get("type").and_then(Value::as_str);
+    matches!(
+        kind,
+        Some("session_meta" | "response_item" | "event_msg" | "turn_context")
+    ) && record.get("payload").is_some_and(Value::is_object)
+}
+
+/// The folder the session worked in: `session_meta.payload.cwd`.
+pub(crate) fn project_of(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    std::io::BufReader::new(file)
+        .lines()
+        .take(16)
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let record: Value = serde_json::from_str(&line).ok()?;
+            let payload = record.get("payload")?;
+            payload.get("cwd")?.as_str().map(str::to_owned)
+        })
+}
+
+/// Reads a rollout into events.
+pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
+    let mut warnings = Vec::new();
+    let lines = super::json_lines(path, bytes, "Codex rollout line", &mut warnings);
+    let meta = lines
+        .iter()
+        .find(|line| kind_of(line) == Some("session_meta"))
+        .and_then(|line| line.get("payload"));
+    let session_id = meta
+        .and_then(|meta| meta.get("id"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| {
+            path.file_stem()
+                .map(|stem| stem.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "codex".to_owned());
+    let title = lines
+        .iter()
+        .filter_map(|line| response_item(line))
+        .find_map(|item| {
+            (role_of(item) == Some("user"))
+                .then(|| human_text(item))
+                .flatten()
+        })
+        .unwrap_or_else(|| "Codex session".to_owned());
+    let mut reader = Reader {
+        events: Events::default(),
+        calls: HashMap::new(),
+    };
+    let started = lines.first().and_then(timestamp);
+    reader.events.push(
+        started.clone(),
+        EventBody::SessionStarted {
+            session: Session {
+                id: session_id.as_str().into(),
+                title: title_of(&title),
+                agent: Some("codex".to_owned()),
+            },
+        },
+    );
+    reader
+        .events
+        .open_thread(started, MAIN_THREAD, None, &title, ThreadKind::Topic);
+    for line in &lines {
+        if let Some(item) = response_item(line) {
+            reader.item(timestamp(line), item);
+        }
+    }
+    ReadTranscript {
+        events: reader.events.list,
+        warnings,
+    }
+}
+
+fn kind_of(line: &Value) -> Option<&str> {
+    line.get("type").and_then(Value::as_str)
+}
+
+fn timestamp(line: &Value) -> Option<String> {
+    line.get("timestamp")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+fn response_item(line: &Value) -> Option<&Map<String, Value>> {
+    (kind_of(line) == Some("response_item"))
+        .then(|| line.get("payload")?.as_object())
+        .flatten()
+}
+
+fn role_of(item: &Map<String, Value>) -> Option<&str> {
+    (item.get("type").and_then(Value::as_str) == Some("message"))
+        .then(|| item.get("role")?.as_str())
+        .flatten()
+}
+
+/// The text of a message item's content parts.
+fn content_text(item: &Map<String, Value>) -> String {
+    item.get("content")
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts
+                .iter()
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        })
+        .unwrap_or_default()
+}
+
+/// What the human typed, or `None` for the harness's own user-role messages (the
+/// environment, instructions, AGENTS.md), which Codex sends as the user but nobody wrote.
+fn human_text(item: &Map<String, Value>) -> Option<String> {
+    let text = content_text(item);
+    let trimmed = text.trim_start();
+    let harness = [
+        "<environment_context>",
+        "<user_instructions>",
+        "<skills_instructions>",
+        "<permissions",
+        "# AGENTS.md",
+        "<turn_aborted>",
+    ];
+    (!trimmed.is_empty() && !harness.iter().any(|tag| trimmed.starts_with(tag)))
+        .then(|| text.trim().to_owned())
+}
+
+/// A function call waiting for its output.
+struct Call {
+    name: String,
+    arguments: Value,
+    /// The tool message's id (none for a question).
+    message: Option<String>,
+}
+
+struct Reader {
+    events: Events,
+    calls: HashMap<String, Call>,
+}
+
+impl Reader {
+    fn item(&mut self, at: Option<String>, item: &Map<String, Value>) {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => match role_of(item) {
+                Some("user") => {
+                    if let Some(text) = human_text(item) {
+                        self.events.message(at, MAIN_THREAD, Role::User, text);
+                    }
+                }
+                Some("assistant") => {
+                    let text = content_text(item);
+                    if !text.trim().is_empty() {
+                        self.events.message(at, MAIN_THREAD, Role::Agent, text);
+                    }
+                }
+                _ => {}
+            },
+            Some("function_call" | "custom_tool_call") => self.call(at, item),
+            Some("function_call_output" | "custom_tool_call_output") => self.output(at, item),
+            _ => {}
+        }
+    }
+
+    fn call(&mut self, at: Option<String>, item: &Map<String, Value>) {
+        let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or("");
+        let (name, call_id) = (text("name").to_owned(), text("call_id").to_owned());
+        let arguments = match item.get("arguments").or_else(|| item.get("input")) {
+            Some(Value::String(raw)) => {
+                serde_json::from_str(raw).unwrap_or_else(|_| Value::String(raw.clone()))
+            }
+            Some(other) => other.clone(),
+            None => Value::Null,
+        };
+        let message = if name == "request_user_input" {
+            self.ask(at, &call_id, &arguments);
+            None
+        } else {
+            let line = format!("**{name}** {}", describe(&name, &arguments));
+            Some(self.events.message(at, MAIN_THREAD, Role::Tool, line))
+        };
+        self.calls.insert(
+            call_id,
+            Call {
+                name,
+                arguments,
+                message,
+            },
+        );
+    }
+
+    fn ask(&mut self, at: Option<String>, call_id: &str, arguments: &Value) {
+        let items = question_items(arguments);
+        if items.is_empty() {
+            return;
+        }
+        let batch = BatchSpec {
+            id: call_id.into(),
+            thread_id: MAIN_THREAD.into(),
+            title: None,
+            items,
+            general_field: false,
+            timeout_s: None,
+            attachment: None,
+        };
+        self.events
+            .push(at, EventBody::ClarificationBatchOpened { batch });
+    }
+
+    fn output(&mut self, at: Option<String>, item: &Map<String, Value>) {
+        let call_id = item.get("call_id").and_then(Value::as_str).unwrap_or("");
+        let Some(call) = self.calls.remove(call_id) else {
+            return;
+        };
+        let output = match item.get("output") {
+            Some(Value::String(text)) => text.clone(),
+            Some(Value::Object(map)) => map
+                .get("content")
+                .and_then(Value::as_str)
+                .map_or_else(|| Value::Object(map.clone()).to_string(), str::to_owned),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        if call.name == "request_user_input" {
+            self.settle(at, call_id, &call, &output);
+            return;
+        }
+        let Some(message) = call.message else {
+            return;
+        };
+        let shown = cut(command_output(&output).trim(), TOOL_OUTPUT_CHARS);
+        let fence = if shown.contains("```") { "~~~~" } else { "```" };
+        let text = if shown.is_empty() {
+            "\n\n(no output)".to_owned()
+        } else {
+            format!("\n\n{fence}\n{shown}\n{fence}")
+        };
+        self.events.push(
+            at,
+            EventBody::MessageChunkAppended {
+                message_id: message.as_str().into(),
+                text,
+            },
+        );
+    }
+
+    /// A question's output: the answers (`{"answers": {id: {"answers": [...]}}}`), or Codex's
+    /// refusal, which withdraws it.
+    fn settle(&mut self, at: Option<String>, call_id: &str, call: &Call, output: &str) {
+        let items = question_items(&call.arguments);
+        if items.is_empty() {
+            return;
+        }
+        let answers = serde_json::from_str::<Value>(output)
+            .ok()
+            .and_then(|value| value.get("answers").and_then(Value::as_object).cloned());
+        let body = match answers {
+            Some(answers) => EventBody::ClarificationAnswerSubmitted {
+                batch_id: call_id.into(),
+                answers: items
+                    .iter()
+                    .zip(question_ids(&call.arguments))
+                    .filter_map(|(item, id)| item_answer(item, answers.get(&id)?))
+                    .collect(),
+                general: None,
+            },
+            None => EventBody::ClarificationBatchClosed {
+                batch_id: call_id.into(),
+                reason: BatchCloseReason::Withdrawn,
+            },
+        };
+        self.events.push(at, body);
+    }
+}
+
+/// What a call does, in a line.
+fn describe(name: &str, arguments: &Value) -> String {
+    let field = |key: &str| arguments.get(key).and_then(Value::as_str);
+    let one_line = |text: &str| cut(&text.replace('\n', " "), 300);
+    match (name, arguments) {
+        (_, Value::String(raw)) => format!("`{}`", one_line(raw.lines().next().unwrap_or(""))),
+        ("exec_command" | "shell", _) => field("cmd")
+            .or_else(|| field("command"))
+            .map(|command| format!("`{}`", one_line(command)))
+            .unwrap_or_default(),
+        _ => one_line(&arguments.to_string()),
+    }
+}
+
+/// The command's own output, without the header Codex puts before it (chunk id, wall time,
+/// exit code, token count) up to its `Output:` line; the exit code is kept when not 0.
+fn command_output(output: &str) -> String {
+    let Some((header, rest)) = output.split_once("\nOutput:\n") else {
+        return output.to_owned();
+    };
+    let failed = header
+        .lines()
+        .find_map(|line| line.strip_prefix("Process exited with code "))
+        .filter(|code| code.trim() != "0");
+    match failed {
+        Some(code) => format!("(exit {code})\n{rest}"),
+        None => rest.to_owned(),
+    }
+}
+
+fn question_ids(arguments: &Value) -> Vec<String> {
+    arguments
+        .get("questions")
+        .and_then(Value::as_array)
+        .map(|questions| {
+            questions
+                .iter()
+                .enumerate()
+                .map(|(index, question)| {
+                    question
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| format!("q{}", index + 1), str::to_owned)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The items of a `request_user_input` call: one per question, its header, its options with
+/// their descriptions, and the free "Other" answer Codex adds.
+fn question_items(arguments: &Value) -> Vec<ClarificationItem> {
+    let Some(questions) = arguments.get("questions").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    let limits = chatsurface_model::limits::MAX_OPTIONS;
+    questions
+        .iter()
+        .enumerate()
+        .filter_map(|(index, question)| {
+            let prompt = question.get("question").and_then(Value::as_str)?;
+            let options = question
+                .get("options")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|option| Some((option.get("label")?.as_str()?, option)))
+                .filter(|(label, _)| !label.trim().is_empty())
+                .take(limits)
+                .enumerate()
+                .map(|(number, (label, option))| ChoiceOption {
+                    id: format!("o{}", number + 1).as_str().into(),
+                    label: cut(label, chatsurface_model::limits::MESSAGE_CHARS),
+                    detail: option
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                })
+                .collect();
+            Some(ClarificationItem {
+                id: format!("q{}", index + 1).as_str().into(),
+                prompt: cut(prompt, chatsurface_model::limits::MESSAGE_CHARS),
+                header: question.get("header").and_then(Value::as_str).map(title_of),
+                kind: AnswerKind::Choice,
+                options,
+                multiple: false,
+                custom: true,
+                recommended: None,
+            })
+        })
+        .collect()
+}
+
+/// One item's answer: `{"answers": ["label" | "user_note: text", …]}`.
+fn item_answer(item: &ClarificationItem, given: &Value) -> Option<ItemAnswer> {
+    let answers = given.get("answers")?.as_array()?;
+    let mut answer = ItemAnswer {
+        item_id: item.id.clone(),
+        ..ItemAnswer::default()
+    };
+    for given in answers.iter().filter_map(Value::as_str) {
+        match item.options.iter().find(|option| option.label == given) {
+            Some(option) => answer.selected.push(option.id.clone()),
+            None => {
+                let text = given.strip_prefix("user_note: ").unwrap_or(given);
+                answer.text = Some(text.to_owned());
+            }
+        }
+    }
+    answer.selected.truncate(1);
+    Some(answer)
+}
+
+#[cfg(test)]
+mod tests;

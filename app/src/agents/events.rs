@@ -1,0 +1,68 @@
+//! The events a reader builds, each with the time it happened: a small builder shared by the
+//! agents' readers, so message and thread ids are chosen one way (`m1`, `m2`, …) and an
+//! event without a time of its own takes the time of the one before.
+
+use chatsurface_model::{EventBody, MessageSpec, Role, ThreadKind, ThreadSpec};
+
+/// The events being built, each with the time it happened.
+#[derive(Default)]
+pub(crate) struct Events {
+    /// The events so far.
+    pub(crate) list: Vec<(String, EventBody)>,
+    /// Messages appended so far (the last one is `m{messages}`).
+    pub(crate) messages: usize,
+    last_at: String,
+}
+
+impl Events {
+    /// Appends an event at `at` (the previous event's time when `None`).
+    pub(crate) fn push(&mut self, at: Option<String>, body: EventBody) {
+        if let Some(at) = at {
+            self.last_at = at;
+        }
+        let at = if self.last_at.is_empty() {
+            "1970-01-01T00:00:00Z".to_owned()
+        } else {
+            self.last_at.clone()
+        };
+        self.list.push((at, body));
+    }
+
+    /// Opens a thread; its title is cut to the title limit.
+    pub(crate) fn open_thread(
+        &mut self,
+        at: Option<String>,
+        id: &str,
+        parent: Option<&str>,
+        title: &str,
+        kind: ThreadKind,
+    ) {
+        let thread = ThreadSpec {
+            id: id.into(),
+            parent: parent.map(Into::into),
+            title: super::title_of(title),
+            kind,
+        };
+        self.push(at, EventBody::ThreadOpened { thread });
+    }
+
+    /// Appends a message; returns its id.
+    pub(crate) fn message(
+        &mut self,
+        at: Option<String>,
+        thread: &str,
+        role: Role,
+        text: String,
+    ) -> String {
+        self.messages += 1;
+        let id = format!("m{}", self.messages);
+        let message = MessageSpec {
+            id: id.as_str().into(),
+            thread_id: thread.into(),
+            role,
+            text,
+        };
+        self.push(at, EventBody::MessageAppended { message });
+        id
+    }
+}
