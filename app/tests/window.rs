@@ -133,6 +133,7 @@ impl Display {
                 "CHATSURFACE_CLAUDE_DIR",
                 self.runtime.join("claude-projects"),
             )
+            .env("CHATSURFACE_CODEX_DIR", self.runtime.join("codex-sessions"))
             .env_remove("CHATSURFACE_TOKEN");
         command
     }
