@@ -307,6 +307,19 @@ pub(crate) fn json_lines(
     values
 }
 
+/// Where the readers' tests find the transcripts the real agents wrote:
+/// `$CHATSURFACE_AGENT_FIXTURES` (CI points it at transcripts it just had the pinned agents
+/// write), else the committed `tests/fixtures/agents/`.
+#[cfg(test)]
+fn fixtures_dir() -> std::path::PathBuf {
+    std::env::var_os("CHATSURFACE_AGENT_FIXTURES")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/agents")
+        })
+}
+
 /// Cuts text to at most `max` characters, ending in "…" when it was longer.
 pub(crate) fn cut(text: &str, max: usize) -> String {
     if text.chars().count() <= max {

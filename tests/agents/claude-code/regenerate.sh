@@ -7,7 +7,7 @@
 #   tests/agents/claude-code/regenerate.sh [CLAUDE_BIN]
 #
 # Without CLAUDE_BIN it installs the pinned package into target/agents/ (npm must reach the
-# registry). Each scenario's transcript is copied as Claude Code wrote it: <scenario>/<session
+# registry). CHATSURFACE_AGENT_FIXTURES writes them under another folder (CI compares so). Each scenario's transcript is copied as Claude Code wrote it: <scenario>/<session
 # id>.jsonl, with <session id>/subagents/ beside it when a sub-agent ran.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,7 +20,7 @@ if [ -z "$claude" ]; then
   claude="$root/target/agents/node_modules/.bin/claude"
 fi
 "$claude" --version | grep -q "^$version " || { echo "error: $claude is not Claude Code $version" >&2; exit 1; }
-out="$root/tests/fixtures/agents/claude-code-$version"
+out="${CHATSURFACE_AGENT_FIXTURES:-$root/tests/fixtures/agents}/claude-code-$version"
 work="$(mktemp -d /tmp/chatsurface-claude-XXXXXX)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 for scenario in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$here/scenarios.json"); do

@@ -6,7 +6,7 @@
 #   tests/agents/codex/regenerate.sh [CODEX_BIN]
 #
 # Without CODEX_BIN it installs the pinned package into target/agents/ (npm must reach the
-# registry). Each scenario's rollout is copied as Codex wrote it.
+# registry). CHATSURFACE_AGENT_FIXTURES writes them under another folder (CI compares so). Each scenario's rollout is copied as Codex wrote it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
@@ -18,7 +18,7 @@ if [ -z "$codex" ]; then
   codex="$root/target/agents/node_modules/.bin/codex"
 fi
 "$codex" --version | grep -q "$version" || { echo "error: $codex is not Codex $version" >&2; exit 1; }
-out="$root/tests/fixtures/agents/codex-$version"
+out="${CHATSURFACE_AGENT_FIXTURES:-$root/tests/fixtures/agents}/codex-$version"
 work="$(mktemp -d /tmp/chatsurface-codex-XXXXXX)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 for scenario in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$here/scenarios.json"); do

@@ -8,8 +8,8 @@ use chatsurface_model::{
 use std::path::PathBuf;
 
 fn fixture(scenario: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/agents/claude-code-2.1.328")
+    let dir = super::super::fixtures_dir()
+        .join("claude-code-2.1.328")
         .join(scenario);
     std::fs::read_dir(&dir)
         .unwrap()

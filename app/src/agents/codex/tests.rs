@@ -3,11 +3,10 @@
 
 use super::super::{detect, load, Format};
 use chatsurface_model::{BatchStatus, Role, Snapshot};
-use std::path::PathBuf;
 
 fn snapshot(scenario: &str) -> Snapshot {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/agents/codex-0.169.0")
+    let dir = super::super::fixtures_dir()
+        .join("codex-0.169.0")
         .join(scenario);
     let path = std::fs::read_dir(&dir)
         .unwrap()
