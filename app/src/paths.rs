@@ -34,6 +34,15 @@ pub fn codex_sessions_dir() -> Option<PathBuf> {
     dirs::home_dir().map(|home| home.join(".codex").join("sessions"))
 }
 
+/// Where Gemini CLI keeps its sessions (`<project>/chats/session-*.jsonl` below it):
+/// `$CHATSURFACE_GEMINI_DIR`, else `~/.gemini/tmp`.
+pub fn gemini_tmp_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CHATSURFACE_GEMINI_DIR").filter(|dir| !dir.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    dirs::home_dir().map(|home| home.join(".gemini").join("tmp"))
+}
+
 /// The data directory.
 pub fn data_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CHATSURFACE_DATA_DIR").filter(|dir| !dir.is_empty()) {

@@ -284,8 +284,27 @@ fn sessions_lists_the_store_and_claude_codes_transcripts_newest_first() {
         .unwrap()
         .set_modified(old)
         .unwrap();
+    // A Gemini CLI session, the oldest, in <project>/chats/.
+    let chats = root.join("gemini/tmp/app/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let gemini_fixtures = fixture("agents/gemini-0.61.0/plain-ru");
+    let chat = std::fs::read_dir(&gemini_fixtures)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let copied = chats.join(chat.file_name().unwrap());
+    std::fs::copy(&chat, &copied).unwrap();
+    std::fs::File::options()
+        .append(true)
+        .open(&copied)
+        .unwrap()
+        .set_modified(old - std::time::Duration::from_secs(3600))
+        .unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
         .args(["sessions", "--json"])
+        .env("CHATSURFACE_GEMINI_DIR", root.join("gemini/tmp"))
         .env("CHATSURFACE_DATA_DIR", root.join("data"))
         .env("CLAUDE_CONFIG_DIR", root.join("claude"))
         .env("CODEX_HOME", root.join("codex"))
@@ -298,7 +317,17 @@ fn sessions_lists_the_store_and_claude_codes_transcripts_newest_first() {
     );
     let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let list = list.as_array().unwrap();
-    assert_eq!(list.len(), 3, "{list:?}");
+    assert_eq!(list.len(), 4, "{list:?}");
+    assert_eq!(list[3]["agent"], "gemini");
+    assert_eq!(
+        list[3]["title"],
+        "Привет! Коротко: что такое журнал событий?"
+    );
+    assert!(
+        list[3]["project"].as_str().unwrap().ends_with("/project"),
+        "{}",
+        list[3]
+    );
     assert_eq!(list[2]["agent"], "codex");
     assert_eq!(list[2]["messages"], 3);
     assert_eq!(list[0]["agent"], "claude-code");
@@ -327,7 +356,7 @@ fn a_file_of_no_known_format_exits_65_naming_the_formats_tried() {
     assert_eq!(
         stderr_lines(&output),
         [format!(
-            "error: {}: not a session in any known format (tried chatsurface v1, claude-code, codex; --format picks one)",
+            "error: {}: not a session in any known format (tried chatsurface v1, claude-code, codex, gemini; --format picks one)",
             path.display()
         )]
     );

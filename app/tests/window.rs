@@ -134,6 +134,7 @@ impl Display {
                 self.runtime.join("claude-projects"),
             )
             .env("CHATSURFACE_CODEX_DIR", self.runtime.join("codex-sessions"))
+            .env("CHATSURFACE_GEMINI_DIR", self.runtime.join("gemini-tmp"))
             .env_remove("CHATSURFACE_TOKEN");
         command
     }

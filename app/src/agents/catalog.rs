@@ -14,7 +14,7 @@ use std::time::SystemTime;
 /// One session found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Entry {
-    /// `chatsurface` or the agent's name (`claude-code`, `codex`).
+    /// `chatsurface` or the agent's name (`claude-code`, `codex`, `gemini`).
     pub agent: &'static str,
     /// The session's title.
     pub title: String,
@@ -41,6 +41,8 @@ pub struct Folders {
     pub claude_code: Option<PathBuf>,
     /// Codex CLI's `sessions/` folder.
     pub codex: Option<PathBuf>,
+    /// Gemini CLI's `tmp/` folder.
+    pub gemini: Option<PathBuf>,
 }
 
 impl Folders {
@@ -50,6 +52,7 @@ impl Folders {
             native: Some(crate::paths::data_dir().join("sessions")),
             claude_code: crate::paths::claude_projects_dir(),
             codex: crate::paths::codex_sessions_dir(),
+            gemini: crate::paths::gemini_tmp_dir(),
         }
     }
 }
@@ -109,6 +112,20 @@ pub fn list(folders: &Folders) -> Vec<Entry> {
             found.extend(jsonl_in(&day).into_iter().map(|path| (path, Format::Codex)));
         }
     }
+    if let Some(gemini) = &folders.gemini {
+        let projects = std::fs::read_dir(gemini)
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok);
+        for project in projects {
+            let chats = project.path().join("chats");
+            found.extend(
+                jsonl_in(&chats)
+                    .into_iter()
+                    .map(|path| (path, Format::Gemini)),
+            );
+        }
+    }
     let mut entries: Vec<Entry> = found
         .into_iter()
         .filter_map(|(path, format)| match entry(&path, format) {
@@ -143,6 +160,7 @@ fn entry(path: &Path, format: Format) -> Result<Entry, crate::error::AppError> {
         project: match format {
             Format::ClaudeCode => super::claude_code::project_of(path),
             Format::Codex => super::codex::project_of(path),
+            Format::Gemini => super::gemini::project_of(path),
             Format::Chatsurface => None,
         },
         last_activity: humantime::format_rfc3339_seconds(modified).to_string(),

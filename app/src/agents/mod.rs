@@ -14,6 +14,7 @@ pub mod catalog;
 mod claude_code;
 mod codex;
 mod events;
+mod gemini;
 
 use crate::error::AppError;
 use chatsurface_model::{fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION};
@@ -28,6 +29,8 @@ pub enum Format {
     ClaudeCode,
     /// A Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
     Codex,
+    /// A Gemini CLI session (`~/.gemini/tmp/<project>/chats/session-*.jsonl`).
+    Gemini,
 }
 
 impl Format {
@@ -37,12 +40,13 @@ impl Format {
             Format::Chatsurface => "chatsurface",
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
+            Format::Gemini => "gemini",
         }
     }
 }
 
 /// The formats tried, for the error about a file of none of them.
-const TRIED: &str = "chatsurface v1, claude-code, codex";
+const TRIED: &str = "chatsurface v1, claude-code, codex, gemini";
 
 /// How many of a file's first lines detection looks at (an agent may start with records
 /// that do not name it, such as Claude Code's `mode`).
@@ -73,6 +77,8 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
         .is_some_and(|record| record.get("v").is_some() && record.get("seq").is_some())
     {
         Some(Format::Chatsurface)
+    } else if records.iter().any(gemini::looks_like) {
+        Some(Format::Gemini)
     } else if records.iter().any(codex::looks_like) {
         Some(Format::Codex)
     } else if records.iter().any(claude_code::looks_like) {
@@ -150,6 +156,7 @@ fn read_agent(format: Format, path: &Path, bytes: &[u8]) -> ReadTranscript {
     match format {
         Format::ClaudeCode => claude_code::read(path, bytes),
         Format::Codex => codex::read(path, bytes),
+        Format::Gemini => gemini::read(path, bytes),
         Format::Chatsurface => ReadTranscript::default(),
     }
 }

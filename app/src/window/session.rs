@@ -140,6 +140,7 @@ pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
         native: None,
         claude_code: crate::paths::claude_projects_dir(),
         codex: crate::paths::codex_sessions_dir(),
+        gemini: crate::paths::gemini_tmp_dir(),
     };
     if let Some(newest) = agents::catalog::list(&agents).into_iter().next() {
         return Ok(newest.path);

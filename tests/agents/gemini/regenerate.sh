@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates tests/fixtures/agents/gemini-<version>/ by running the real Gemini CLI (npm
+# @google/gemini-cli, pinned below) against tests/agents/fake_gemini.py, one scenario of
+# scenarios.json at a time, headless (`gemini -p`), in a fresh HOME.
+#
+#   tests/agents/gemini/regenerate.sh [GEMINI_BIN]
+#
+# Without GEMINI_BIN it installs the pinned package into target/agents/ (npm must reach the
+# registry). CHATSURFACE_AGENT_FIXTURES writes them under another folder (CI compares so).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../../.." && pwd)"
+version=0.61.0
+gemini="${1:-}"
+if [ -z "$gemini" ]; then
+  mkdir -p "$root/target/agents"
+  (cd "$root/target/agents" && npm install --silent --no-audit --no-fund "@google/gemini-cli@$version")
+  gemini="$root/target/agents/node_modules/.bin/gemini"
+fi
+"$gemini" --version | grep -q "^$version" || { echo "error: $gemini is not Gemini CLI $version" >&2; exit 1; }
+out="${CHATSURFACE_AGENT_FIXTURES:-$root/tests/fixtures/agents}/gemini-$version"
+work="$(mktemp -d /tmp/chatsurface-gemini-XXXXXX)"
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+for scenario in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$here/scenarios.json"); do
+  dir="$work/$scenario"
+  mkdir -p "$dir/home/.gemini" "$dir/project"
+  echo '{"security":{"auth":{"selectedType":"gemini-api-key"}}}' > "$dir/home/.gemini/settings.json"
+  python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))[sys.argv[2]]['script'], open(sys.argv[3], 'w'))" \
+    "$here/scenarios.json" "$scenario" "$dir/script.json"
+  python3 "$here/../fake_gemini.py" "$dir/script.json" "$dir/port" "$dir/requests.jsonl" &
+  server=$!
+  for _ in $(seq 50); do [ -s "$dir/port" ] && break; sleep 0.1; done
+  prompt=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]]['prompt'])" "$here/scenarios.json" "$scenario")
+  mode=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]].get('approval_mode', 'default'))" "$here/scenarios.json" "$scenario")
+  (cd "$dir/project" && HOME="$dir/home" GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_API_KEY=test-key \
+    GOOGLE_GEMINI_BASE_URL="http://127.0.0.1:$(cat "$dir/port")" \
+    timeout 120 "$gemini" --approval-mode "$mode" -p "$prompt" > "$dir/stdout" 2>&1) ||
+    { echo "error: $scenario: gemini failed:" >&2; cat "$dir/stdout" >&2; exit 1; }
+  kill "$server"
+  rm -rf "${out:?}/$scenario"
+  mkdir -p "$out/$scenario"
+  find "$dir/home/.gemini/tmp" -path '*/chats/*' -name '*.json*' -exec cp {} "$out/$scenario/" \;
+  echo "$scenario: $(ls "$out/$scenario" | tr '\n' ' ')"
+done
