@@ -235,7 +235,8 @@ pub struct GenArgs {
 /// Arguments of `chatsurface bench`.
 #[derive(Debug, clap::Args)]
 pub struct BenchArgs {
-    /// The session's event log (for example one written by `chatsurface gen`).
+    /// The session's event log (for example one written by `chatsurface gen`), or an agent's
+    /// transcript.
     pub log: PathBuf,
     /// Frame width in logical pixels.
     #[arg(long, default_value_t = 1920)]

@@ -15,6 +15,7 @@ mod claude_code;
 mod codex;
 mod events;
 mod gemini;
+mod questions;
 
 use crate::error::AppError;
 use chatsurface_model::{fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION};
@@ -325,6 +326,49 @@ fn fixtures_dir() -> std::path::PathBuf {
         .unwrap_or_else(|| {
             PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/agents")
         })
+}
+
+/// The transcript of a scenario the real agent wrote: the one `.jsonl` file in
+/// `<fixtures>/<agent>/<scenario>/`.
+#[cfg(test)]
+fn fixture_file(agent: &str, scenario: &str) -> PathBuf {
+    let dir = fixtures_dir().join(agent).join(scenario);
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap_or_else(|| panic!("{}: no transcript", dir.display()))
+}
+
+/// A scenario's transcript folded, after checking that its format is detected from its
+/// content and that it folds without a warning.
+#[cfg(test)]
+fn load_fixture(agent: &str, scenario: &str, format: Format) -> Snapshot {
+    let path = fixture_file(agent, scenario);
+    let bytes = std::fs::read(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    assert_eq!(detect(&bytes), Some(format), "detected from the content");
+    let loaded = load(&path, None).unwrap_or_else(|error| panic!("{error}"));
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    loaded.snapshot
+}
+
+/// The longest part of a tool's output kept in its message, in characters.
+pub(crate) const TOOL_OUTPUT_CHARS: usize = 2_000;
+
+/// A tool's output as it follows the call in the tool message: a code block of at most
+/// [`TOOL_OUTPUT_CHARS`] (fenced with `~~~~` when the output holds ```` ``` ````), or
+/// "(no output)".
+pub(crate) fn output_block(output: &str) -> String {
+    let shown = cut(output.trim(), TOOL_OUTPUT_CHARS);
+    if shown.is_empty() {
+        return "\n\n(no output)".to_owned();
+    }
+    let fence = if shown.contains("```") { "~~~~" } else { "```" };
+    format!("\n\n{fence}\n{shown}\n{fence}")
 }
 
 /// Cuts text to at most `max` characters, ending in "…" when it was longer.

@@ -1,4 +1,4 @@
-//! `chatsurface bench LOG`: fold, first frame, scrolled frames and peak memory, measured in
+//! `chatsurface bench LOG`: fold (of a v1 log or an agent's transcript), first frame, scrolled frames and peak memory, measured in
 //! one process so the memory figure covers all of it.
 
 use crate::cli::BenchArgs;
@@ -7,7 +7,6 @@ use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_compositor::FontSet;
 use chatsurface_compositor::{px, ScaleFactor};
 use chatsurface_compositor::{IntentRequest, Viewport};
-use chatsurface_model::read_log;
 use std::time::{Duration, Instant};
 
 fn millis(duration: Duration) -> f64 {
@@ -29,7 +28,7 @@ fn percentile(sorted: &[f64], share: f64) -> f64 {
 /// Runs the measurements and prints them.
 pub(super) fn run(args: &BenchArgs) -> Result<(), AppError> {
     let started = Instant::now();
-    let loaded = read_log(&args.log)?;
+    let loaded = crate::agents::load(&args.log, None)?;
     let fold = started.elapsed();
     let snapshot = &loaded.snapshot;
     let mut request = IntentRequest {

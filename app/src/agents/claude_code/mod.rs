@@ -20,7 +20,7 @@ mod records;
 mod tree;
 
 use super::events::Events;
-use super::{cut, title_of, ReadTranscript};
+use super::{cut, output_block, title_of, ReadTranscript};
 use chatsurface_model::{
     BatchCloseReason, BatchSpec, ConfirmationOutcome, ConfirmationSpec, EventBody, ItemAnswer,
     Role, Session, ThreadKind, ThreadStatus,
@@ -29,9 +29,6 @@ use records::{Record, ToolResult};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-
-/// The longest part of a tool's output kept in its message, in characters.
-const TOOL_OUTPUT_CHARS: usize = 2_000;
 
 /// The thread id of the active path.
 const MAIN_THREAD: &str = "main";
@@ -333,17 +330,7 @@ impl Reader<'_> {
                 if let Some(reason) = records::rejection(result) {
                     self.declined(at.clone(), &call, &result.tool_use_id, reason);
                 }
-                let output = cut(result.text.trim(), TOOL_OUTPUT_CHARS);
-                let fence = if output.contains("```") {
-                    "~~~~"
-                } else {
-                    "```"
-                };
-                let text = if output.is_empty() {
-                    "\n\n(no output)".to_owned()
-                } else {
-                    format!("\n\n{fence}\n{output}\n{fence}")
-                };
+                let text = output_block(&result.text);
                 self.events.push(
                     at,
                     EventBody::MessageChunkAppended {

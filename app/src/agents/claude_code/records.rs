@@ -3,7 +3,7 @@
 //! another type is left out, and a line that is not JSON is skipped with a warning.
 
 use super::super::cut;
-use chatsurface_model::{AnswerKind, ChoiceOption, ClarificationItem, ItemAnswer};
+use chatsurface_model::{ClarificationItem, ItemAnswer};
 use serde_json::{Map, Value};
 use std::path::Path;
 
@@ -302,62 +302,7 @@ pub(super) fn rejection(result: &ToolResult) -> Option<Option<String>> {
     Some(Some(cut(&feedback.unwrap_or_else(|| text.to_owned()), 400)))
 }
 
-/// The items of an `AskUserQuestion` call: one per question, with its header, options and
-/// their descriptions, multi-select, and the free "Other" answer Claude Code offers.
-pub(super) fn question_items(input: &Value) -> Vec<ClarificationItem> {
-    let Some(questions) = input.get("questions").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    let limits = chatsurface_model::limits::MAX_OPTIONS;
-    questions
-        .iter()
-        .enumerate()
-        .filter_map(|(index, question)| {
-            let prompt = question.get("question").and_then(Value::as_str)?;
-            let options: Vec<ChoiceOption> = question
-                .get("options")
-                .and_then(Value::as_array)
-                .map(|options| {
-                    options
-                        .iter()
-                        .filter_map(|option| {
-                            option
-                                .get("label")
-                                .and_then(Value::as_str)
-                                .map(|label| (label, option))
-                        })
-                        .filter(|(label, _)| !label.trim().is_empty())
-                        .take(limits)
-                        .enumerate()
-                        .map(|(number, (label, option))| ChoiceOption {
-                            id: format!("o{}", number + 1).as_str().into(),
-                            label: cut(label, chatsurface_model::limits::MESSAGE_CHARS),
-                            detail: option
-                                .get("description")
-                                .and_then(Value::as_str)
-                                .map(str::to_owned),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let multiple = question.get("multiSelect").and_then(Value::as_bool) == Some(true)
-                && options.len() >= chatsurface_model::limits::MIN_OPTIONS_FOR_MULTIPLE;
-            Some(ClarificationItem {
-                id: format!("q{}", index + 1).as_str().into(),
-                prompt: cut(prompt, chatsurface_model::limits::MESSAGE_CHARS),
-                header: question
-                    .get("header")
-                    .and_then(Value::as_str)
-                    .map(super::super::title_of),
-                kind: AnswerKind::Choice,
-                options,
-                multiple,
-                custom: true,
-                recommended: None,
-            })
-        })
-        .collect()
-}
+pub(super) use super::super::questions::question_items;
 
 /// The answer to one item from `toolUseResult.answers` (question text → label, several
 /// labels joined by ", ", or the text the human typed).

@@ -1,37 +1,18 @@
 //! The reader over transcripts the real Claude Code 2.1.328 wrote against a scripted model
 //! (`tests/agents/claude-code/regenerate.sh` makes them again).
 
-use super::super::{detect, load, Format};
+use super::super::Format;
 use chatsurface_model::{
     BatchStatus, ConfirmationStatus, NodeRef, Role, Snapshot, ThreadKind, ThreadStatus,
 };
 use std::path::PathBuf;
 
 fn fixture(scenario: &str) -> PathBuf {
-    let dir = super::super::fixtures_dir()
-        .join("claude-code-2.1.328")
-        .join(scenario);
-    std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .unwrap()
+    super::super::fixture_file("claude-code-2.1.328", scenario)
 }
 
 fn snapshot(scenario: &str) -> Snapshot {
-    let path = fixture(scenario);
-    assert_eq!(
-        detect(&std::fs::read(&path).unwrap()),
-        Some(Format::ClaudeCode),
-        "detected from the content"
-    );
-    let loaded = load(&path, None).unwrap();
-    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-    loaded.snapshot
+    super::super::load_fixture("claude-code-2.1.328", scenario, Format::ClaudeCode)
 }
 
 fn texts(snapshot: &Snapshot, role: Role) -> Vec<String> {

@@ -16,17 +16,15 @@
 //! This module reads; it must not write to the agent's files, nor know about the window.
 
 use super::events::Events;
-use super::{cut, title_of, ReadTranscript};
+use super::questions::question_items;
+use super::{cut, output_block, title_of, ReadTranscript};
 use chatsurface_model::{
-    AnswerKind, BatchCloseReason, BatchSpec, ChoiceOption, ClarificationItem, EventBody,
-    ItemAnswer, Role, Session, ThreadKind,
+    BatchCloseReason, BatchSpec, ClarificationItem, EventBody, ItemAnswer, Role, Session,
+    ThreadKind,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::Path;
-
-/// The longest part of a tool's output kept in its message, in characters.
-const TOOL_OUTPUT_CHARS: usize = 2_000;
 
 /// The thread every message of a rollout is in.
 const MAIN_THREAD: &str = "main";
@@ -265,13 +263,7 @@ impl Reader {
         let Some(message) = call.message else {
             return;
         };
-        let shown = cut(command_output(&output).trim(), TOOL_OUTPUT_CHARS);
-        let fence = if shown.contains("```") { "~~~~" } else { "```" };
-        let text = if shown.is_empty() {
-            "\n\n(no output)".to_owned()
-        } else {
-            format!("\n\n{fence}\n{shown}\n{fence}")
-        };
+        let text = output_block(&command_output(&output));
         self.events.push(
             at,
             EventBody::MessageChunkAppended {
@@ -357,50 +349,6 @@ fn question_ids(arguments: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
-}
-
-/// The items of a `request_user_input` call: one per question, its header, its options with
-/// their descriptions, and the free "Other" answer Codex adds.
-fn question_items(arguments: &Value) -> Vec<ClarificationItem> {
-    let Some(questions) = arguments.get("questions").and_then(Value::as_array) else {
-        return Vec::new();
-    };
-    let limits = chatsurface_model::limits::MAX_OPTIONS;
-    questions
-        .iter()
-        .enumerate()
-        .filter_map(|(index, question)| {
-            let prompt = question.get("question").and_then(Value::as_str)?;
-            let options = question
-                .get("options")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|option| Some((option.get("label")?.as_str()?, option)))
-                .filter(|(label, _)| !label.trim().is_empty())
-                .take(limits)
-                .enumerate()
-                .map(|(number, (label, option))| ChoiceOption {
-                    id: format!("o{}", number + 1).as_str().into(),
-                    label: cut(label, chatsurface_model::limits::MESSAGE_CHARS),
-                    detail: option
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned),
-                })
-                .collect();
-            Some(ClarificationItem {
-                id: format!("q{}", index + 1).as_str().into(),
-                prompt: cut(prompt, chatsurface_model::limits::MESSAGE_CHARS),
-                header: question.get("header").and_then(Value::as_str).map(title_of),
-                kind: AnswerKind::Choice,
-                options,
-                multiple: false,
-                custom: true,
-                recommended: None,
-            })
-        })
-        .collect()
 }
 
 /// One item's answer: `{"answers": ["label" | "user_note: text", …]}`.

@@ -1,26 +1,11 @@
 //! The reader over rollouts the real Codex CLI 0.169.0 wrote against a scripted model
 //! (`tests/agents/codex/regenerate.sh` makes them again).
 
-use super::super::{detect, load, Format};
+use super::super::Format;
 use chatsurface_model::{BatchStatus, Role, Snapshot};
 
 fn snapshot(scenario: &str) -> Snapshot {
-    let dir = super::super::fixtures_dir()
-        .join("codex-0.169.0")
-        .join(scenario);
-    let path = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .unwrap();
-    assert_eq!(detect(&std::fs::read(&path).unwrap()), Some(Format::Codex));
-    let loaded = load(&path, None).unwrap();
-    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
-    loaded.snapshot
+    super::super::load_fixture("codex-0.169.0", scenario, Format::Codex)
 }
 
 fn shown(snapshot: &Snapshot) -> Vec<(Role, String)> {

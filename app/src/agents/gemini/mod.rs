@@ -16,13 +16,10 @@
 //! This module reads; it must not write to the agent's files, nor know about the window.
 
 use super::events::Events;
-use super::{cut, title_of, ReadTranscript};
+use super::{cut, output_block, title_of, ReadTranscript};
 use chatsurface_model::{EventBody, Role, Session, ThreadKind};
 use serde_json::Value;
 use std::path::Path;
-
-/// The longest part of a tool's output kept in its message, in characters.
-const TOOL_OUTPUT_CHARS: usize = 2_000;
 
 /// The thread every message of a session is in.
 const MAIN_THREAD: &str = "main";
@@ -193,13 +190,14 @@ fn tool_message(call: &Value) -> String {
             )
         })
         .collect();
-    let shown = cut(shell_output(&output.join("\n")).trim(), TOOL_OUTPUT_CHARS);
-    let fence = if shown.contains("```") { "~~~~" } else { "```" };
-    if shown.is_empty() {
-        format!("**{name}** {what}")
-    } else {
-        format!("**{name}** {what}\n\n{fence}\n{shown}\n{fence}")
+    // A call whose result has not come yet shows the call alone.
+    if output.is_empty() {
+        return format!("**{name}** {what}");
     }
+    format!(
+        "**{name}** {what}{}",
+        output_block(&shell_output(&output.join("\n")))
+    )
 }
 
 /// A shell tool's output without the wrapper Gemini CLI puts around it for the model
