@@ -45,6 +45,8 @@ for scenario in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys
   (cd "${projects[0]}" && find . -name '*.jsonl' -exec cp --parents {} "$out/$scenario" \;)
   echo "$scenario: $(cd "$out/$scenario" && find . -name '*.jsonl' | tr '\n' ' ')"
 done
-# The interactive session (AskUserQuestion answered, a tool call declined with feedback,
-# /rewind, /compact) runs the real terminal UI in tmux.
-python3 "$here/interactive.py" "$claude" "$out/interactive"
+# The interactive sessions (AskUserQuestion answered, a tool call declined with feedback,
+# /rewind, /compact; in plan mode, a plan rejected and a question dismissed) run the real
+# terminal UI in tmux.
+python3 "$here/interactive.py" "$claude" "$out/interactive" interactive
+python3 "$here/interactive.py" "$claude" "$out/plan" plan

@@ -291,7 +291,7 @@ impl Reader<'_> {
     fn user(&mut self, record: &Record, thread: &str) {
         let at = record.timestamp.clone();
         match &record.prompt {
-            Some(text) if record.is_compact_summary => {
+            Some(text) if record.is_compact_summary || text == records::INTERRUPTED => {
                 self.events
                     .message(at.clone(), thread, Role::System, text.clone());
             }

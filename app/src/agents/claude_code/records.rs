@@ -7,6 +7,9 @@ use chatsurface_model::{ClarificationItem, ItemAnswer};
 use serde_json::{Map, Value};
 use std::path::Path;
 
+/// What an interruption (Esc while Claude Code worked or asked) shows as.
+pub(super) const INTERRUPTED: &str = "⏹ Interrupted by the human";
+
 /// One record (line) of a transcript, as far as the reader needs it.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Record {
@@ -176,6 +179,9 @@ fn prompt_of(text: &str) -> Option<String> {
             .trim();
         return Some(format!("`{name}` {args}").trim().to_owned());
     }
+    if trimmed.starts_with("[Request interrupted by user") {
+        return Some(INTERRUPTED.to_owned());
+    }
     let harness = [
         "<local-command-",
         "<task-notification>",
@@ -295,11 +301,15 @@ pub(super) fn rejection(result: &ToolResult) -> Option<Option<String>> {
     if !refused.iter().any(|words| text.contains(words)) {
         return None;
     }
-    let feedback = text
-        .split_once("the user said:")
-        .map(|(_, said)| said.trim().to_owned())
-        .filter(|said| !said.is_empty());
-    Some(Some(cut(&feedback.unwrap_or_else(|| text.to_owned()), 400)))
+    if let Some((_, said)) = text.split_once("the user said:") {
+        let said = said.trim();
+        return Some((!said.is_empty()).then(|| cut(said, 400)));
+    }
+    // The human said no and nothing more: Claude Code's stock words are no reason.
+    if text.contains("doesn't want to proceed") {
+        return Some(None);
+    }
+    Some(Some(cut(text, 400)))
 }
 
 pub(super) use super::super::questions::question_items;

@@ -286,3 +286,40 @@ fn the_harness_reminders_in_a_prompt_are_not_shown() {
     );
     assert!(summary.spec.text.contains("Summary:"));
 }
+
+#[test]
+fn a_rejected_plan_is_a_declined_confirmation_and_a_dismissed_question_is_withdrawn() {
+    let snapshot = snapshot("plan");
+    let plan = &snapshot.confirmations[0];
+    assert_eq!(plan.spec.title.as_deref(), Some("Approve the plan?"));
+    assert!(
+        plan.spec.message.contains("1. Add a `sessions` table."),
+        "{}",
+        plan.spec.message
+    );
+    assert_eq!(plan.status, ConfirmationStatus::Declined);
+    assert_eq!(
+        plan.outcome_comment, None,
+        "no reason given: Claude Code's stock words are not one"
+    );
+    assert_eq!(snapshot.batches.len(), 1);
+    assert_eq!(snapshot.batches[0].status, BatchStatus::Withdrawn);
+    assert_eq!(
+        snapshot.batches[0].spec.items[0].prompt,
+        "Which database should we use?"
+    );
+    // The human's next prompt says why; the interruptions are system lines, not the human's.
+    let said: Vec<(Role, &str)> = snapshot
+        .messages
+        .iter()
+        .map(|message| (message.spec.role, message.spec.text.as_str()))
+        .collect();
+    assert!(said.contains(&(Role::User, "Keep the old table until we have a backup")));
+    assert!(
+        said.contains(&(Role::System, "⏹ Interrupted by the human")),
+        "{said:?}"
+    );
+    assert!(!said
+        .iter()
+        .any(|(_, text)| text.contains("[Request interrupted")));
+}
