@@ -289,17 +289,31 @@ pub(crate) fn json_lines(
     what: &str,
     warnings: &mut Vec<String>,
 ) -> Vec<serde_json::Value> {
+    let mut values = Vec::new();
+    for_each_json_line(path, bytes, what, warnings, |value| values.push(value));
+    values
+}
+
+/// Hands each whole line's JSON object to `take` as it is parsed, so a reader that keeps
+/// little of each (Claude Code's transcripts are mostly the harness's own records) never
+/// holds the whole file parsed at once; bad lines are warnings as in [`json_lines`].
+pub(crate) fn for_each_json_line(
+    path: &Path,
+    bytes: &[u8],
+    what: &str,
+    warnings: &mut Vec<String>,
+    mut take: impl FnMut(serde_json::Value),
+) {
     let whole = match bytes.iter().rposition(|&byte| byte == b'\n') {
         Some(end) => &bytes[..=end],
         None => &bytes[..0],
     };
-    let mut values = Vec::new();
     for (number, line) in whole.split(|&byte| byte == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         match serde_json::from_slice::<serde_json::Value>(line) {
-            Ok(value @ serde_json::Value::Object(_)) => values.push(value),
+            Ok(value @ serde_json::Value::Object(_)) => take(value),
             Ok(_) => warnings.push(format!(
                 "{}:{}: not a {what} (not a JSON object); skipped",
                 path.display(),
@@ -312,7 +326,6 @@ pub(crate) fn json_lines(
             )),
         }
     }
-    values
 }
 
 /// Where the readers' tests find the transcripts the real agents wrote:

@@ -7,6 +7,11 @@ use chatsurface_model::{ClarificationItem, ItemAnswer};
 use serde_json::{Map, Value};
 use std::path::Path;
 
+/// How much of a tool's output a record keeps: more than a message shows (see
+/// `agents::TOOL_OUTPUT_CHARS`, in characters of up to 4 bytes), and enough for the human's
+/// feedback after Claude Code's words on a refusal.
+const KEPT_OUTPUT_BYTES: usize = 4 * super::super::TOOL_OUTPUT_CHARS + 1024;
+
 /// What an interruption (Esc while Claude Code worked or asked) shows as.
 pub(super) const INTERRUPTED: &str = "⏹ Interrupted by the human";
 
@@ -67,11 +72,13 @@ pub(super) struct ToolResult {
 /// Every record of the file; a line that is not a JSON object is skipped with a warning
 /// naming `path:line`, except a last line without its newline (still being written).
 pub(super) fn parse(path: &Path, bytes: &[u8], warnings: &mut Vec<String>) -> Vec<Record> {
-    super::super::json_lines(path, bytes, "Claude Code record", warnings)
-        .iter()
-        .filter_map(Value::as_object)
-        .map(record)
-        .collect()
+    let mut records = Vec::new();
+    super::super::for_each_json_line(path, bytes, "Claude Code record", warnings, |value| {
+        if let Value::Object(map) = value {
+            records.push(record(&map));
+        }
+    });
+    records
 }
 
 fn text(map: &Map<String, Value>, key: &str) -> Option<String> {
@@ -222,6 +229,16 @@ fn tool_result(block: &Value, tool_use_result: Option<&Value>) -> ToolResult {
         _ => String::new(),
     };
     let details = tool_use_result.and_then(Value::as_object);
+    // What is shown of an output is cut far shorter; the rest need not be held.
+    let text = if text.len() > KEPT_OUTPUT_BYTES {
+        let mut end = KEPT_OUTPUT_BYTES;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text[..end].to_owned()
+    } else {
+        text
+    };
     ToolResult {
         tool_use_id: block
             .get("tool_use_id")
