@@ -199,3 +199,45 @@ fn hostile_text_renders_and_stays_inside_its_regions() {
         }
     }
 }
+
+/// The one transcript a real agent wrote for a scenario (`tests/fixtures/agents/…`), folded
+/// by the app's reader for its format.
+fn load_agent(scenario_dir: &str) -> Snapshot {
+    let dir = root().join(scenario_dir);
+    let path = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap();
+    chatsurface::agents::load(&path, None)
+        .unwrap_or_else(|error| panic!("{error}"))
+        .snapshot
+}
+
+#[test]
+fn one_session_of_each_agent() {
+    for (name, scenario) in [
+        (
+            "agent-claude-code-interactive",
+            "tests/fixtures/agents/claude-code-2.1.328/interactive",
+        ),
+        (
+            "agent-codex-exec-command",
+            "tests/fixtures/agents/codex-0.169.0/exec-command",
+        ),
+        (
+            "agent-gemini-shell-command",
+            "tests/fixtures/agents/gemini-0.61.0/shell-command",
+        ),
+    ] {
+        let snapshot = load_agent(scenario);
+        check_golden(
+            name,
+            &render(&snapshot, &request(1200.0, 800.0, 1.0, Theme::Dark)),
+        );
+    }
+}
