@@ -2,7 +2,9 @@
 //! agents' readers, so message and thread ids are chosen one way (`m1`, `m2`, …) and an
 //! event without a time of its own takes the time of the one before.
 
-use chatsurface_model::{EventBody, MessageSpec, Role, ThreadKind, ThreadSpec};
+use chatsurface_model::{
+    BatchSpec, ClarificationItem, EventBody, MessageSpec, Role, ThreadKind, ThreadSpec,
+};
 
 /// The events being built, each with the time it happened.
 #[derive(Default)]
@@ -44,6 +46,27 @@ impl Events {
             kind,
         };
         self.push(at, EventBody::ThreadOpened { thread });
+    }
+
+    /// Opens a clarification batch of `items` (the questions an agent's tool call asked),
+    /// under the call's id.
+    pub(crate) fn open_batch(
+        &mut self,
+        at: Option<String>,
+        id: &str,
+        thread: &str,
+        items: Vec<ClarificationItem>,
+    ) {
+        let batch = BatchSpec {
+            id: id.into(),
+            thread_id: thread.into(),
+            title: None,
+            items,
+            general_field: false,
+            timeout_s: None,
+            attachment: None,
+        };
+        self.push(at, EventBody::ClarificationBatchOpened { batch });
     }
 
     /// Appends a message; returns its id.

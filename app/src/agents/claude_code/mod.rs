@@ -22,8 +22,8 @@ mod tree;
 use super::events::Events;
 use super::{cut, output_block, title_of, ReadTranscript};
 use chatsurface_model::{
-    BatchCloseReason, BatchSpec, ConfirmationOutcome, ConfirmationSpec, EventBody, ItemAnswer,
-    Role, Session, ThreadKind, ThreadStatus,
+    BatchCloseReason, ConfirmationOutcome, ConfirmationSpec, EventBody, ItemAnswer, Role, Session,
+    ThreadKind, ThreadStatus,
 };
 use records::{Record, ToolResult};
 use serde_json::Value;
@@ -275,17 +275,7 @@ impl Reader<'_> {
             ));
             return;
         }
-        let batch = BatchSpec {
-            id: id.into(),
-            thread_id: thread.into(),
-            title: None,
-            items,
-            general_field: false,
-            timeout_s: None,
-            attachment: None,
-        };
-        self.events
-            .push(at, EventBody::ClarificationBatchOpened { batch });
+        self.events.open_batch(at, id, thread, items);
     }
 
     fn user(&mut self, record: &Record, thread: &str) {

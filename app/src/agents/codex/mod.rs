@@ -19,8 +19,7 @@ use super::events::Events;
 use super::questions::question_items;
 use super::{cut, output_block, title_of, ReadTranscript};
 use chatsurface_model::{
-    BatchCloseReason, BatchSpec, ClarificationItem, EventBody, ItemAnswer, Role, Session,
-    ThreadKind,
+    BatchCloseReason, ClarificationItem, EventBody, ItemAnswer, Role, Session, ThreadKind,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -229,17 +228,7 @@ impl Reader {
         if items.is_empty() {
             return;
         }
-        let batch = BatchSpec {
-            id: call_id.into(),
-            thread_id: MAIN_THREAD.into(),
-            title: None,
-            items,
-            general_field: false,
-            timeout_s: None,
-            attachment: None,
-        };
-        self.events
-            .push(at, EventBody::ClarificationBatchOpened { batch });
+        self.events.open_batch(at, call_id, MAIN_THREAD, items);
     }
 
     fn output(&mut self, at: Option<String>, item: &Map<String, Value>) {
