@@ -719,3 +719,75 @@ fn a_claude_code_session_grows_in_the_window_as_claude_code_writes_it() {
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
 }
+
+#[test]
+fn ctrl_p_switches_to_a_codex_session_typed_for() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("switcher");
+    let display = Display::start("switcher");
+    // A rollout the real Codex CLI wrote, where Codex keeps them.
+    let day = display.runtime.join("codex-sessions/2026/12/04");
+    std::fs::create_dir_all(&day).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/agents/codex-0.169.0/exec-command");
+    let rollout = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap();
+    let copied = day.join(rollout.file_name().unwrap());
+    std::fs::copy(&rollout, &copied).unwrap();
+    let listed = display
+        .chatsurface()
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    assert!(listed.status.success());
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let codex_title = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|entry| entry["agent"] == "codex")
+        .map(|entry| entry["title"].as_str().unwrap().to_owned())
+        .expect("the rollout is listed");
+
+    let log = dir.join("design.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/sessions/design-record-ru.jsonl"),
+        &log,
+    )
+    .unwrap();
+    let mut window = Window::open(&display, &log, "1000x700");
+    wait_for_title(&display, &window, "the native session", |title| {
+        !title.contains(&codex_title)
+    });
+    display.keys(&["ctrl+p"]);
+    // Letters that would browse (o goes to the next question) are the filter's here.
+    display.type_text("codex");
+    std::thread::sleep(Duration::from_millis(2500));
+    let shot = dir.join("switcher.png");
+    let status = display
+        .command("import")
+        .args(["-window", &window.id, shot.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    display.keys(&["Return"]);
+    wait_for_title(&display, &window, "the Codex session", |title| {
+        title.contains(&codex_title)
+    });
+    assert_eq!(
+        std::fs::read(&copied).unwrap(),
+        std::fs::read(&rollout).unwrap(),
+        "the window never writes to the agent's rollout"
+    );
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}

@@ -7,6 +7,7 @@
 //! chosen. This stage must not look at message text or measure anything.
 
 use crate::answering::AnswerView;
+use crate::switcher::SwitcherView;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, ScaleFactor};
 use crate::words::Lang;
@@ -101,6 +102,8 @@ pub struct IntentRequest {
     /// The wall clock, for the countdown on questions with a timeout; without it a card says
     /// only how long its timeout is (still frames, goldens).
     pub now: Option<std::time::SystemTime>,
+    /// The session switcher, when it is open over the frame.
+    pub switcher: Option<SwitcherView>,
 }
 
 /// A request that cannot be honoured: which field, and why.
@@ -143,6 +146,8 @@ pub struct Intent {
     pub notice: Option<Notice>,
     /// The wall clock, for countdowns.
     pub now: Option<std::time::SystemTime>,
+    /// The session switcher, when open, with its selection within its rows.
+    pub switcher: Option<SwitcherView>,
     /// The language of the surface's own words, the session's.
     pub lang: Lang,
 }
@@ -245,6 +250,10 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         elsewhere: request.elsewhere,
         notice: request.notice.clone(),
         now: request.now,
+        switcher: request.switcher.clone().map(|mut switcher| {
+            switcher.selected = switcher.selected.min(switcher.rows.len().saturating_sub(1));
+            switcher
+        }),
         lang: Lang::of(snapshot),
     })
 }

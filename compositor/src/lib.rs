@@ -20,6 +20,7 @@ mod markdown;
 mod render;
 mod sanitize;
 mod scene;
+mod switcher;
 mod text;
 mod theme;
 mod units;
@@ -39,6 +40,7 @@ pub use intent::{
     VIEWPORT_RANGE,
 };
 pub use layout::{frame_regions, CardLayout, FrameLayout, FrameRegions, HitTarget};
+pub use switcher::{SwitcherRow, SwitcherView};
 pub use text::{FontSet, TextSystem};
 pub use theme::{Density, Style, Theme};
 pub use units::{px, DevicePixels, Pixels, Point, Rect, ScaleFactor};

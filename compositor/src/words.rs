@@ -109,6 +109,14 @@ pub enum Word {
     KindChoiceOrOwn,
     /// An item answered yes or no.
     KindYesNo,
+    /// The keys of the session switcher.
+    SwitcherKeys,
+    /// The switcher found no session matching what was typed.
+    NoSessionMatches,
+    /// The switcher is still reading the sessions.
+    ReadingSessions,
+    /// The switcher's mark on the session shown now.
+    ShownNow,
 }
 
 /// Something counted.
@@ -126,6 +134,10 @@ pub enum Noun {
     OtherSession,
     /// Characters of a message.
     Character,
+    /// Sessions.
+    Session,
+    /// Messages.
+    Message,
 }
 
 impl Lang {
@@ -249,6 +261,16 @@ impl Lang {
             (Lang::Ru, KindChoiceOrOwn) => "выбор · или свой ответ",
             (Lang::En, KindYesNo) => "yes / no",
             (Lang::Ru, KindYesNo) => "да / нет",
+            (Lang::En, SwitcherKeys) => "type to filter · ↑↓ choose · Enter open · Esc close",
+            (Lang::Ru, SwitcherKeys) => {
+                "печатайте для отбора · ↑↓ выбор · Enter открыть · Esc закрыть"
+            }
+            (Lang::En, NoSessionMatches) => "No session matches",
+            (Lang::Ru, NoSessionMatches) => "Нет подходящих сессий",
+            (Lang::En, ReadingSessions) => "Reading the sessions…",
+            (Lang::Ru, ReadingSessions) => "Читаю сессии…",
+            (Lang::En, ShownNow) => "shown",
+            (Lang::Ru, ShownNow) => "открыта",
         }
     }
 
@@ -269,6 +291,10 @@ impl Lang {
             (Lang::Ru, Noun::OtherSession) => ["другой сессии", "других сессиях", "других сессиях"],
             (Lang::En, Noun::Character) => ["character", "characters", ""],
             (Lang::Ru, Noun::Character) => ["знак", "знака", "знаков"],
+            (Lang::En, Noun::Session) => ["session", "sessions", ""],
+            (Lang::Ru, Noun::Session) => ["сессия", "сессии", "сессий"],
+            (Lang::En, Noun::Message) => ["message", "messages", ""],
+            (Lang::Ru, Noun::Message) => ["сообщение", "сообщения", "сообщений"],
         };
         let form = match self {
             Lang::En => usize::from(count != 1),

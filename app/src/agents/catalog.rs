@@ -8,6 +8,7 @@
 
 use super::{load, Format};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -71,6 +72,61 @@ fn jsonl_in(dir: &Path) -> Vec<PathBuf> {
 
 /// Every session in `folders`, newest first.
 pub fn list(folders: &Folders) -> Vec<Entry> {
+    Catalog::default().scan(folders)
+}
+
+/// The sessions found by earlier scans, so that scanning again reads only files that changed:
+/// the window's switcher rescans every few seconds while it is open.
+#[derive(Debug, Default)]
+pub struct Catalog {
+    /// Each file's entry, with the length and modification time it was read at.
+    known: HashMap<PathBuf, (u64, SystemTime, Entry)>,
+}
+
+impl Catalog {
+    /// Every session in `folders`, newest first; a file unchanged since the last scan is not
+    /// read again.
+    pub fn scan(&mut self, folders: &Folders) -> Vec<Entry> {
+        let found = session_files(folders);
+        let mut known = HashMap::with_capacity(found.len());
+        for (path, format) in found {
+            let Ok(metadata) = std::fs::metadata(&path) else {
+                continue;
+            };
+            let stamp = (
+                metadata.len(),
+                metadata.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            );
+            if let Some(seen) = self.known.remove(&path) {
+                if (seen.0, seen.1) == stamp {
+                    known.insert(path, seen);
+                    continue;
+                }
+            }
+            match entry(&path, format) {
+                Ok(entry) => {
+                    known.insert(path, (stamp.0, stamp.1, entry));
+                }
+                Err(error) => tracing::warn!("{error}; left out of the list"),
+            }
+        }
+        self.known = known;
+        let mut entries: Vec<Entry> = self
+            .known
+            .values()
+            .map(|(_, _, entry)| entry.clone())
+            .collect();
+        entries.sort_by(|a, b| {
+            b.modified
+                .cmp(&a.modified)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        entries
+    }
+}
+
+/// Every file in `folders` that should hold a session, with the format its folder implies.
+fn session_files(folders: &Folders) -> Vec<(PathBuf, Format)> {
     let mut found: Vec<(PathBuf, Format)> = Vec::new();
     if let Some(native) = &folders.native {
         found.extend(
@@ -126,22 +182,7 @@ pub fn list(folders: &Folders) -> Vec<Entry> {
             );
         }
     }
-    let mut entries: Vec<Entry> = found
-        .into_iter()
-        .filter_map(|(path, format)| match entry(&path, format) {
-            Ok(entry) => Some(entry),
-            Err(error) => {
-                tracing::warn!("{error}; left out of the list");
-                None
-            }
-        })
-        .collect();
-    entries.sort_by(|a, b| {
-        b.modified
-            .cmp(&a.modified)
-            .then_with(|| a.path.cmp(&b.path))
-    });
-    entries
+    found
 }
 
 fn entry(path: &Path, format: Format) -> Result<Entry, crate::error::AppError> {
@@ -169,4 +210,62 @@ fn entry(path: &Path, format: Format) -> Result<Entry, crate::error::AppError> {
         path: path.to_owned(),
         modified,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chatsurface_model::{EventBody, LogWriter};
+
+    fn body(value: serde_json::Value) -> EventBody {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn a_rescan_sees_what_grew_appeared_and_went_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(format!("{name}.jsonl"));
+        let start = |name: &str| {
+            std::fs::write(path(name), "").unwrap();
+            let mut writer = LogWriter::open(&path(name)).unwrap();
+            writer
+                .append_all([
+                    body(serde_json::json!({"type":"session_started","session":{"id":name,"title":format!("Session {name}")}})),
+                    body(serde_json::json!({"type":"thread_opened","thread":{"id":"main","parent":null,"title":"Main","kind":"topic"}})),
+                ])
+                .unwrap();
+            writer
+        };
+        let folders = Folders {
+            native: Some(dir.path().to_owned()),
+            ..Folders::default()
+        };
+        let mut catalog = Catalog::default();
+        let mut growing = start("growing");
+        let _steady = start("steady");
+        let messages = |entries: &[Entry], name: &str| {
+            entries
+                .iter()
+                .find(|entry| entry.path == path(name))
+                .map(|entry| entry.messages)
+        };
+        let first = catalog.scan(&folders);
+        assert_eq!(messages(&first, "growing"), Some(0));
+        assert_eq!(messages(&first, "steady"), Some(0));
+
+        growing
+            .append(body(serde_json::json!({"type":"message_appended","message":{"id":"m","thread_id":"main","role":"agent","text":"Hello."}})))
+            .unwrap();
+        let _late = start("late");
+        std::fs::remove_file(path("steady")).unwrap();
+        let second = catalog.scan(&folders);
+        assert_eq!(
+            messages(&second, "growing"),
+            Some(1),
+            "a grown file is read again"
+        );
+        assert_eq!(messages(&second, "late"), Some(0), "a new file is listed");
+        assert_eq!(messages(&second, "steady"), None, "a removed file is gone");
+        assert_eq!(second.len(), 2);
+    }
 }

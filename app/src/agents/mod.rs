@@ -344,7 +344,7 @@ fn fixtures_dir() -> std::path::PathBuf {
 /// The transcript of a scenario the real agent wrote: the one `.jsonl` file in
 /// `<fixtures>/<agent>/<scenario>/`.
 #[cfg(test)]
-fn fixture_file(agent: &str, scenario: &str) -> PathBuf {
+pub(crate) fn fixture_file(agent: &str, scenario: &str) -> PathBuf {
     let dir = fixtures_dir().join(agent).join(scenario);
     std::fs::read_dir(&dir)
         .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))

@@ -12,10 +12,12 @@
 
 use super::answer::Answering;
 use super::editor::{Clipboard, EditCommand};
-use super::keymap::{Command, KeyContext};
+use super::keymap::{Command, KeyContext, SwitcherCommand};
 use super::opener;
 use super::session::{is_demo, SessionLog};
 use super::shelf::{Shelf, WaitingQuestion};
+use super::switcher::{Scanner, Switcher};
+use crate::agents::catalog::Folders;
 use chatsurface_compositor::Presentation;
 use chatsurface_compositor::{px, Pixels, Rect};
 use chatsurface_compositor::{AnswerField, CardHit};
@@ -121,6 +123,12 @@ pub(super) struct Desk {
     /// How long after a session switch clicks are ignored: a click aimed at the last
     /// session's button must not land on the new one's.
     pub click_grace: Duration,
+    /// The session switcher, while it is open.
+    switcher: Option<Switcher>,
+    /// What reads the switcher's list, started the first time it opens.
+    scanner: Option<Scanner>,
+    /// Where the switcher looks for sessions.
+    pub folders: Folders,
 }
 
 /// The default [`Desk::click_grace`]: longer than a human takes to notice a change and stop
@@ -165,6 +173,9 @@ impl Desk {
             switched_at: None,
             part_in_view: None,
             click_grace: CLICK_GRACE,
+            switcher: None,
+            scanner: None,
+            folders: Folders::of_this_machine(),
         }
     }
 
@@ -208,7 +219,16 @@ impl Desk {
                 alarm: status.alarm,
             }),
             now: Some(SystemTime::now()),
+            switcher: self
+                .switcher
+                .as_ref()
+                .map(|switcher| switcher.view(self.session().path())),
         }
+    }
+
+    /// Whether the session switcher is open (cards are then not highlighted).
+    pub(super) fn switcher_open(&self) -> bool {
+        self.switcher.is_some()
     }
 
     /// Whether an open question of the shown session has a deadline, so its countdown must
@@ -363,22 +383,86 @@ impl Desk {
     /// grew last when the shown one has nothing waiting and the human is not answering.
     /// Returns whether anything changed.
     pub(super) fn look(&mut self) -> bool {
+        let listed = self.refresh_switcher();
         let growth = self.shelf.look();
         if let Some(error) = growth.errors.into_iter().next() {
             self.status = Some(Status::alarm(error));
         }
         if growth.grown.is_empty() {
-            return false;
+            return listed;
         }
         // The fold keeps these counts per thread: no walk of the timeline per look.
         let snapshot = self.snapshot();
         let waiting_here =
             !is_demo(snapshot) && snapshot.open_questions() + snapshot.pending_confirmations() > 0;
-        if self.answering.is_none() && !waiting_here {
+        if self.answering.is_none() && self.switcher.is_none() && !waiting_here {
             let last = self.shelf.last_grown().to_path_buf();
             self.switch_to(&last);
         }
         true
+    }
+
+    /// While the switcher is open, asks for a fresh list of sessions now and then and takes
+    /// the one that arrived; returns whether the switcher changed.
+    fn refresh_switcher(&mut self) -> bool {
+        let (Some(switcher), Some(scanner)) = (&mut self.switcher, &mut self.scanner) else {
+            return false;
+        };
+        scanner.ask(&self.folders);
+        match scanner.arrived() {
+            Some(entries) => {
+                switcher.replace_entries(entries);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn toggle_switcher(&mut self) {
+        if self.switcher.take().is_some() {
+            return;
+        }
+        let scanner = self.scanner.get_or_insert_with(Scanner::start);
+        self.switcher = Some(Switcher::new(scanner.latest()));
+        self.hovered = None;
+        self.refresh_switcher();
+    }
+
+    fn switcher_command(&mut self, command: SwitcherCommand) {
+        let Some(switcher) = &mut self.switcher else {
+            return;
+        };
+        match command {
+            SwitcherCommand::Type(text) => switcher.type_text(&text),
+            SwitcherCommand::Erase => switcher.erase(),
+            SwitcherCommand::Step(delta) => switcher.step(delta),
+            SwitcherCommand::Close => self.switcher = None,
+            SwitcherCommand::Open => match switcher.chosen() {
+                Some(path) => {
+                    self.switcher = None;
+                    self.open_session(&path);
+                }
+                None => self.say("no session matches what was typed"),
+            },
+        }
+    }
+
+    /// Shows the session at `path`, opening it (any format) if the window does not follow it
+    /// yet.
+    fn open_session(&mut self, path: &Path) {
+        if path == self.session().path() {
+            return;
+        }
+        if !self.shelf.holds(path) {
+            match SessionLog::open_as(path, None) {
+                Ok(log) => self.shelf.add(log),
+                Err(error) => {
+                    self.status = Some(Status::alarm(error.to_string()));
+                    return;
+                }
+            }
+        }
+        self.switch_to(path);
     }
 
     /// Shows another session, from the bottom, with a fresh view.
@@ -571,6 +655,9 @@ impl Desk {
 
     /// The keymap's context for what has the keyboard.
     pub(super) fn key_context(&self) -> KeyContext {
+        if self.switcher.is_some() {
+            return KeyContext::Switcher;
+        }
         match &self.answering {
             Some(answering) if answering.history() == self.snapshot().history => {
                 answering.context(self.snapshot())
@@ -582,6 +669,17 @@ impl Desk {
     /// Carries out one command.
     pub(super) fn command(&mut self, command: Command) {
         self.settle();
+        let command = match command {
+            Command::ToggleSwitcher => return self.toggle_switcher(),
+            Command::Switcher(command) => return self.switcher_command(command),
+            // Text an input method composed arrives as an edit, wherever the keyboard is.
+            Command::Edit(EditCommand::Insert(text)) if self.switcher.is_some() => {
+                return self.switcher_command(SwitcherCommand::Type(text));
+            }
+            // What the keymap sends only while the switcher is closed must not act behind it.
+            _ if self.switcher.is_some() => return,
+            command => command,
+        };
         let fonts = self.editor_fonts.font_system();
         let snapshot = self.shelf.shown().snapshot();
         match command {
@@ -698,6 +796,8 @@ impl Desk {
                     }
                 }
             }
+            // Taken above, before anything else could act on them.
+            Command::ToggleSwitcher | Command::Switcher(_) => {}
         }
     }
 
@@ -785,6 +885,9 @@ impl Desk {
             .iter()
             .find(|(rect, _)| rect.contains_xy(x, y))
             .map(|(_, target)| *target);
+        if self.switcher.is_some() {
+            return self.click_switcher(target);
+        }
         let snapshot = self.shelf.shown().snapshot();
         match target {
             Some(HitTarget::OverviewThread(thread)) => {
@@ -824,7 +927,23 @@ impl Desk {
                 self.open_attachment(node);
             }
             Some(HitTarget::Answer { node, hit }) => self.click_answer(node, hit),
-            None => {}
+            // Drawn only while the switcher is open, which is handled above.
+            Some(HitTarget::SwitcherRow(_) | HitTarget::Switcher) | None => {}
+        }
+    }
+
+    /// A click while the switcher is open: a row opens its session, the panel does nothing,
+    /// and anywhere else closes the switcher without clicking what is behind it.
+    fn click_switcher(&mut self, target: Option<HitTarget>) {
+        match target {
+            Some(HitTarget::SwitcherRow(row)) => {
+                if let Some(switcher) = &mut self.switcher {
+                    switcher.select(row);
+                }
+                self.switcher_command(SwitcherCommand::Open);
+            }
+            Some(HitTarget::Switcher) => {}
+            _ => self.switcher = None,
         }
     }
 
@@ -874,7 +993,7 @@ impl Desk {
     /// The pointer moved to a point of the last frame; returns whether the hovered card
     /// changed.
     pub(super) fn hover(&mut self, x: f32, y: f32) -> bool {
-        let hovered = if self.shown_is_current() {
+        let hovered = if self.shown_is_current() && self.switcher.is_none() {
             self.shown
                 .cards
                 .iter()
@@ -1470,5 +1589,131 @@ mod mouse_tests {
         click_at(&mut desk, pill);
         desk.lay_out(viewport());
         assert!(desk.shown.info.as_ref().unwrap().at_bottom);
+    }
+
+    /// Folds a session list's first answer: the scanner reads on a thread of its own.
+    fn look_until_listed(desk: &mut Desk) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !desk.look() {
+            assert!(
+                Instant::now() < deadline,
+                "the list of sessions never arrived"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn rows_drawn(desk: &Desk) -> Vec<usize> {
+        desk.shown
+            .hits
+            .iter()
+            .filter_map(|(_, target)| match target {
+                HitTarget::SwitcherRow(row) => Some(*row),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ctrl_p_lists_the_agents_sessions_and_opens_the_one_typed_for() {
+        let (root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "native");
+        agent.say("A session of our own.");
+        // Transcripts the real agents wrote, where their default folders would be.
+        let claude = root.path().join("claude-projects/-home-op-lighthouse");
+        let codex = root.path().join("codex-sessions/2026/12/04");
+        std::fs::create_dir_all(&claude).unwrap();
+        std::fs::create_dir_all(&codex).unwrap();
+        let claude_file = claude.join("8aca0649-b70e-494e-93c9-752dcfc99335.jsonl");
+        std::fs::copy(
+            crate::agents::fixture_file("claude-code-2.1.328", "plain-ru"),
+            &claude_file,
+        )
+        .unwrap();
+        std::fs::copy(
+            crate::agents::fixture_file("codex-0.169.0", "exec-command"),
+            codex.join("rollout-2026-12-04T01-00-00-test.jsonl"),
+        )
+        .unwrap();
+        let claude_title = crate::agents::load(&claude_file, None)
+            .unwrap()
+            .snapshot
+            .title()
+            .to_owned();
+
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.folders = Folders {
+            native: Some(dir.clone()),
+            claude_code: Some(root.path().join("claude-projects")),
+            codex: Some(root.path().join("codex-sessions")),
+            gemini: None,
+        };
+        desk.command(Command::ToggleSwitcher);
+        assert_eq!(desk.key_context(), KeyContext::Switcher);
+        look_until_listed(&mut desk);
+        desk.lay_out(viewport());
+        assert_eq!(rows_drawn(&desk), vec![0, 1, 2], "one row per session");
+
+        // Letters that would browse or answer are the filter's while it is open.
+        let word = claude_title
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_lowercase();
+        for text in ["claude ", word.as_str()] {
+            desk.command(Command::Switcher(SwitcherCommand::Type(text.into())));
+        }
+        desk.lay_out(viewport());
+        assert_eq!(
+            rows_drawn(&desk),
+            vec![0],
+            "only the Claude Code session matches"
+        );
+        desk.command(Command::Switcher(SwitcherCommand::Open));
+        assert_eq!(desk.session().path(), claude_file);
+        assert_eq!(desk.snapshot().title(), claude_title);
+        assert_eq!(desk.key_context(), KeyContext::Browsing);
+
+        // Back to our own session with the mouse.
+        desk.click_grace = Duration::ZERO;
+        desk.command(Command::ToggleSwitcher);
+        desk.lay_out(viewport());
+        desk.command(Command::Switcher(SwitcherCommand::Type("native".into())));
+        desk.lay_out(viewport());
+        let row = hit_of(&desk, |target| *target == HitTarget::SwitcherRow(0));
+        click_at(&mut desk, row);
+        assert_eq!(desk.session().path(), agent.writer.path());
+    }
+
+    #[test]
+    fn the_switcher_list_grows_while_it_is_open_and_escape_changes_nothing() {
+        let (_root, dir) = scratch_store();
+        let agent = Agent::start(&dir, "first");
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.folders = Folders {
+            native: Some(dir.clone()),
+            ..Folders::default()
+        };
+        desk.command(Command::ToggleSwitcher);
+        look_until_listed(&mut desk);
+        desk.lay_out(viewport());
+        assert_eq!(rows_drawn(&desk).len(), 1);
+        let _second = Agent::start(&dir, "second");
+        // The next rescan is due within RESCAN_EVERY.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            desk.look();
+            desk.lay_out(viewport());
+            if rows_drawn(&desk).len() == 2 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the new session never showed");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Keys that mean something behind the switcher do nothing while it is open.
+        desk.command(Command::Submit);
+        desk.command(Command::Switcher(SwitcherCommand::Close));
+        assert_eq!(desk.session().path(), agent.writer.path());
+        assert_eq!(desk.key_context(), KeyContext::Browsing);
     }
 }

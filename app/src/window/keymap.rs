@@ -82,6 +82,23 @@ pub(super) enum KeyContext {
         /// Whether Enter breaks the line.
         multiline: bool,
     },
+    /// The session switcher is open: keys filter and choose.
+    Switcher,
+}
+
+/// What a key press asks of the open session switcher.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum SwitcherCommand {
+    /// Add text to the filter.
+    Type(String),
+    /// Remove the last character of the filter.
+    Erase,
+    /// Move the selection by this many rows.
+    Step(isize),
+    /// Open the selected session.
+    Open,
+    /// Close the switcher, showing what was shown before.
+    Close,
 }
 
 /// What a key press asks for.
@@ -127,12 +144,22 @@ pub(super) enum Command {
     Leave,
     /// An edit in the field being typed into.
     Edit(EditCommand),
+    /// Open the session switcher, or close it when open.
+    ToggleSwitcher,
+    /// A key for the open session switcher.
+    Switcher(SwitcherCommand),
 }
 
 /// The command for a key press in a context, if any.
 pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Command> {
     let KeyPress { key, modifiers } = press;
     let (ctrl, shift, alt) = (modifiers.ctrl, modifiers.shift, modifiers.alt);
+    if ctrl && matches!(key, Key::Character(text) if text.eq_ignore_ascii_case("p")) {
+        return Some(Command::ToggleSwitcher);
+    }
+    if context == KeyContext::Switcher {
+        return switcher(key, *modifiers).map(Command::Switcher);
+    }
     // Keys that mean the same wherever the keyboard is.
     match key {
         Key::Enter if ctrl => return Some(Command::Submit),
@@ -205,6 +232,28 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
     }
 }
 
+fn switcher(key: &Key, modifiers: Modifiers) -> Option<SwitcherCommand> {
+    match key {
+        Key::Escape => Some(SwitcherCommand::Close),
+        Key::Enter => Some(SwitcherCommand::Open),
+        Key::Backspace => Some(SwitcherCommand::Erase),
+        Key::Down => Some(SwitcherCommand::Step(1)),
+        Key::Up => Some(SwitcherCommand::Step(-1)),
+        Key::Tab if modifiers.shift => Some(SwitcherCommand::Step(-1)),
+        Key::Tab => Some(SwitcherCommand::Step(1)),
+        Key::PageDown => Some(SwitcherCommand::Step(10)),
+        Key::PageUp => Some(SwitcherCommand::Step(-10)),
+        Key::Space => Some(SwitcherCommand::Type(" ".into())),
+        Key::Character(text) if modifiers.ctrl => match text.to_lowercase().as_str() {
+            "n" | "j" => Some(SwitcherCommand::Step(1)),
+            "k" => Some(SwitcherCommand::Step(-1)),
+            _ => None,
+        },
+        Key::Character(text) => Some(SwitcherCommand::Type(text.clone())),
+        _ => None,
+    }
+}
+
 fn typing(key: &Key, modifiers: Modifiers, multiline: bool) -> Option<Command> {
     let (ctrl, shift) = (modifiers.ctrl, modifiers.shift);
     let go = |motion| {
@@ -267,6 +316,60 @@ mod tests {
     }
 
     const TYPING: KeyContext = KeyContext::Typing { multiline: false };
+
+    #[test]
+    fn ctrl_p_opens_the_switcher_from_anywhere_and_its_keys_filter_and_choose() {
+        for context in [
+            KeyContext::Browsing,
+            KeyContext::YesNoItem,
+            TYPING,
+            KeyContext::Switcher,
+        ] {
+            assert_eq!(
+                command_for(&ctrl(Key::Character("p".into())), context),
+                Some(Command::ToggleSwitcher),
+                "{context:?}"
+            );
+        }
+        let switcher = |press: KeyPress| command_for(&press, KeyContext::Switcher);
+        // Letters that browse (j, o) or answer (y, 1) are filter text in the switcher.
+        for letter in ["j", "o", "y", "1", "Ж"] {
+            assert_eq!(
+                switcher(ch(letter)),
+                Some(Command::Switcher(SwitcherCommand::Type(letter.into())))
+            );
+        }
+        assert_eq!(
+            switcher(press(Key::Space)),
+            Some(Command::Switcher(SwitcherCommand::Type(" ".into())))
+        );
+        assert_eq!(
+            switcher(press(Key::Down)),
+            Some(Command::Switcher(SwitcherCommand::Step(1)))
+        );
+        assert_eq!(
+            switcher(press(Key::Up)),
+            Some(Command::Switcher(SwitcherCommand::Step(-1)))
+        );
+        assert_eq!(
+            switcher(press(Key::Enter)),
+            Some(Command::Switcher(SwitcherCommand::Open))
+        );
+        // Ctrl+Enter submits an answer elsewhere; here it must not reach the question behind.
+        assert_eq!(
+            switcher(ctrl(Key::Enter)),
+            Some(Command::Switcher(SwitcherCommand::Open))
+        );
+        assert_eq!(
+            switcher(press(Key::Escape)),
+            Some(Command::Switcher(SwitcherCommand::Close))
+        );
+        assert_eq!(
+            switcher(press(Key::Backspace)),
+            Some(Command::Switcher(SwitcherCommand::Erase))
+        );
+        assert_eq!(switcher(ctrl(Key::Character("d".into()))), None);
+    }
 
     #[test]
     fn browsing_keys_move_between_cards_and_threads() {

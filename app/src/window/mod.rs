@@ -17,6 +17,7 @@ mod opener;
 mod session;
 mod shelf;
 mod stats;
+mod switcher;
 
 use crate::error::AppError;
 use answer::Answering;
@@ -217,14 +218,26 @@ impl WindowApp {
                 })
         };
         let mut highlights = Vec::new();
-        if let Some(rect) = self.desk.hovered.and_then(card_rect) {
+        // The switcher lies over the cards: their highlights would be drawn over it.
+        let cards_highlighted = !self.desk.switcher_open();
+        if let Some(rect) = self
+            .desk
+            .hovered
+            .filter(|_| cards_highlighted)
+            .and_then(card_rect)
+        {
             highlights.push(Highlight {
                 rect,
                 color: palette.text.with_alpha(14),
                 outline: None,
             });
         }
-        if let Some(rect) = self.desk.focused_card.and_then(card_rect) {
+        if let Some(rect) = self
+            .desk
+            .focused_card
+            .filter(|_| cards_highlighted)
+            .and_then(card_rect)
+        {
             highlights.push(Highlight {
                 rect,
                 color: palette.accent,

@@ -115,6 +115,18 @@ impl Shelf {
         true
     }
 
+    /// Whether the shelf follows the session at `log`.
+    pub(super) fn holds(&self, log: &Path) -> bool {
+        self.shown.log.path() == log || self.others.contains_key(log)
+    }
+
+    /// Follows one more session (one the human chose, of any agent), not shown yet.
+    pub(super) fn add(&mut self, log: SessionLog) {
+        self.clock += 1;
+        self.others
+            .insert(log.path().to_path_buf(), Shelved::new(log, self.clock));
+    }
+
     /// Opens logs that appeared in the store and folds what every log gained since the last
     /// look.
     pub(super) fn look(&mut self) -> Growth {

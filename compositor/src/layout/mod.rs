@@ -13,6 +13,7 @@ mod card;
 mod header;
 mod lines;
 mod overview;
+mod switcher;
 mod transcript;
 
 pub use card::CardLayout;
@@ -51,6 +52,10 @@ pub enum HitTarget {
         /// The part.
         hit: CardHit,
     },
+    /// A row of the session switcher, by its index in `SwitcherView::rows`.
+    SwitcherRow(usize),
+    /// The session switcher's panel outside its rows.
+    Switcher,
 }
 
 /// A transcript card placed in the frame. Cards are kept apart from the scene, so a GPU
@@ -272,6 +277,18 @@ impl LayoutEngine {
             );
             // Overlays are hit first: the pill lies over the cards.
             hits.insert(0, (pill, HitTarget::MoreBelow));
+        }
+        if let Some(switcher) = &intent.switcher {
+            // Over everything, so hit before everything.
+            let over = switcher::paint_switcher(
+                switcher,
+                scene.bounds(),
+                (&style, intent.lang),
+                &mut scene,
+                &mut self.lines,
+                &mut self.text,
+            );
+            hits.splice(0..0, over);
         }
         FrameLayout {
             scene,
