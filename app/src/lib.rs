@@ -13,4 +13,5 @@ pub mod error;
 pub mod fsutil;
 pub mod logging;
 pub mod paths;
+pub mod private_dir;
 pub mod window;

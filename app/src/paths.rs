@@ -2,7 +2,8 @@
 //!
 //! `$CHATSURFACE_DATA_DIR` (default: the XDG data dir, `~/.local/share/chatsurface`) holds the
 //! session logs and tokens; `$CHATSURFACE_SOCKET` (default:
-//! `$XDG_RUNTIME_DIR/chatsurface/api.sock`) is where the API listens. Both the server and its
+//! `$XDG_RUNTIME_DIR/chatsurface/api.sock`, else `<data dir>/run/api.sock`) is where the API
+//! listens. Both the server and its
 //! clients resolve them here, so they always agree. The agents' own session folders are
 //! resolved here too (each overridable for tests and unusual set-ups).
 
@@ -48,8 +49,15 @@ pub fn data_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CHATSURFACE_DATA_DIR").filter(|dir| !dir.is_empty()) {
         return PathBuf::from(dir);
     }
+    default_data_dir()
+}
+
+/// The data directory when `$CHATSURFACE_DATA_DIR` is unset: `chatsurface` in the XDG data
+/// directory (`~/.local/share`); in the working directory when there is no home at all,
+/// never in a folder other users share.
+pub fn default_data_dir() -> PathBuf {
     dirs::data_dir()
-        .unwrap_or_else(std::env::temp_dir)
+        .unwrap_or_else(|| PathBuf::from("."))
         .join("chatsurface")
 }
 

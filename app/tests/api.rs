@@ -694,31 +694,27 @@ fn concurrent_agents_get_distinct_ids_and_one_main_thread() {
 }
 
 #[test]
-fn an_existing_socket_directory_keeps_its_mode() {
+fn a_socket_directory_other_users_can_enter_is_refused_and_left_as_it_is() {
     use std::os::unix::fs::PermissionsExt;
     let dir = std::env::temp_dir().join(format!("cs-api-{}-shared-dir", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let socket = dir.join("api.sock");
-    let mut server = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+    let served = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
         .arg("serve")
         .env("CHATSURFACE_DATA_DIR", dir.join("data"))
         .env("CHATSURFACE_SOCKET", &socket)
-        .stderr(Stdio::null())
-        .spawn()
+        .output()
         .unwrap();
-    let started = Instant::now();
-    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the server did not come up"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let stderr = String::from_utf8_lossy(&served.stderr);
+    assert!(!served.status.success(), "serve must refuse: {stderr}");
+    assert!(
+        stderr.contains(&format!("{}: mode 0755 lets other users in", dir.display())),
+        "{stderr}"
+    );
+    assert!(!socket.exists(), "nothing listens there");
     let mode = std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777;
-    let _ = server.kill();
-    let _ = server.wait();
     assert_eq!(
         mode, 0o755,
         "a directory the server did not create is not chmod-ed"

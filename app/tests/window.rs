@@ -128,7 +128,7 @@ impl Display {
         let mut command = self.command(env!("CARGO_BIN_EXE_chatsurface"));
         command
             .env("CHATSURFACE_DATA_DIR", self.runtime.join("data"))
-            .env("CHATSURFACE_SOCKET", self.runtime.join("api.sock"))
+            .env("CHATSURFACE_SOCKET", self.runtime.join("run/api.sock"))
             .env(
                 "CHATSURFACE_CLAUDE_DIR",
                 self.runtime.join("claude-projects"),
@@ -553,7 +553,7 @@ fn the_window_alone_serves_the_api_and_an_agents_question_is_answered_in_it() {
 /// Waits until the window's in-process API listens.
 fn wait_for_socket(display: &Display) {
     let started = Instant::now();
-    while !display.runtime.join("api.sock").exists() {
+    while !display.runtime.join("run/api.sock").exists() {
         assert!(started.elapsed() < Duration::from_secs(20), "no API socket");
         std::thread::sleep(Duration::from_millis(100));
     }

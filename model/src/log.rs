@@ -25,6 +25,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use time::format_description::well_known::Rfc3339;
@@ -386,10 +387,12 @@ impl LogWriter {
             kind: LogErrorKind::Io(io.kind()),
             message,
         };
+        // A log holds what the human and the agents said: readable by its owner alone.
         let file = OpenOptions::new()
             .create(true)
             .read(true)
             .append(true)
+            .mode(0o600)
             .open(path)
             .map_err(|io| {
                 fail(

@@ -106,7 +106,7 @@ async fn append(session: &Arc<LiveSession>, bodies: Vec<EventBody>) -> Result<()
 /// Where the API listens.
 #[derive(Clone, Debug)]
 pub struct Listen {
-    /// The unix socket (created with mode 0600).
+    /// The unix socket (created with mode 0600, in a directory of mode 0700 owned by us).
     pub socket: PathBuf,
     /// Loopback TCP, only when asked.
     pub tcp: Option<std::net::SocketAddr>,
@@ -120,12 +120,11 @@ pub async fn serve(
     stop: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
-    // A directory made here is private; one that exists already (say /tmp) is left as it is.
-    if let Some(parent) = listen.socket.parent().filter(|parent| !parent.exists()) {
-        std::fs::create_dir_all(parent)?;
-        std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o700))?;
-    }
-    if listen.socket.exists() {
+    // Another user who made the directory first could listen in it or swap the socket: it
+    // must be ours and private, or nothing is served (see `private_dir.rs`).
+    crate::private_dir::ensure_dir(crate::private_dir::socket_dir(&listen.socket))
+        .map_err(|place| std::io::Error::new(std::io::ErrorKind::PermissionDenied, place))?;
+    if std::fs::symlink_metadata(&listen.socket).is_ok() {
         if std::os::unix::net::UnixStream::connect(&listen.socket).is_ok() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::AddrInUse,

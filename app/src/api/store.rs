@@ -351,7 +351,10 @@ impl SessionStore {
             path: dir.clone(),
             message: error.to_string(),
         };
-        std::fs::create_dir_all(&dir).map_err(io)?;
+        // Private to its owner, as the logs in it are, whatever the umask.
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(&dir)
+            .map_err(io)?;
         let mut sessions = BTreeMap::new();
         for entry in std::fs::read_dir(&dir).map_err(io)? {
             let path = entry.map_err(io)?.path();

@@ -12,7 +12,6 @@ use crate::client::http::{exchange, ExchangeError};
 use hyper::{Method, StatusCode};
 use serde_json::{json, Map, Value};
 use std::io::{self, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -202,9 +201,10 @@ pub fn token_for(slug: &str, env: impl Fn(&str) -> Option<String>) -> Option<Str
 }
 
 /// The API socket: `$CHATSURFACE_SOCKET`, else `$XDG_RUNTIME_DIR/chatsurface/api.sock`, else
-/// `/tmp/chatsurface-<uid>/api.sock` (the uid read from `/proc/self`; `/tmp/chatsurface/`
-/// where there is no `/proc`). Empty variables count as unset. The server should listen at
-/// the same default.
+/// `run/api.sock` in the data directory (`$CHATSURFACE_DATA_DIR`, else the default one).
+/// Never a shared directory such as `/tmp`, where another user could make the directory
+/// first and listen in it. Empty variables count as unset. The server listens at the same
+/// default.
 pub fn socket_path(env: impl Fn(&str) -> Option<String>) -> PathBuf {
     let set = |name: &str| env(name).filter(|value| !value.is_empty());
     if let Some(path) = set("CHATSURFACE_SOCKET") {
@@ -213,11 +213,10 @@ pub fn socket_path(env: impl Fn(&str) -> Option<String>) -> PathBuf {
     if let Some(dir) = set("XDG_RUNTIME_DIR") {
         return Path::new(&dir).join("chatsurface").join("api.sock");
     }
-    let dir = match std::fs::metadata("/proc/self") {
-        Ok(metadata) => format!("chatsurface-{}", metadata.uid()),
-        Err(_) => "chatsurface".to_owned(),
-    };
-    Path::new("/tmp").join(dir).join("api.sock")
+    set("CHATSURFACE_DATA_DIR")
+        .map_or_else(crate::paths::default_data_dir, PathBuf::from)
+        .join("run")
+        .join("api.sock")
 }
 
 /// What to print (one line each) and the exit code: 0 answered (the chosen ids, then the
@@ -328,6 +327,7 @@ async fn post_dialog(
             ExchangeError::Closed(error) => {
                 AskError::Closed(format!("the surface closed the connection: {error}"))
             }
+            ExchangeError::Untrusted(place) => AskError::NoPermission(place.to_string()),
         })?;
     answer_of_response(slug, status, &bytes)
 }
@@ -581,10 +581,12 @@ mod tests {
             ])),
             PathBuf::from("/run/user/7/chatsurface/api.sock")
         );
-        let uid = std::fs::metadata("/proc/self").unwrap().uid();
         assert_eq!(
-            socket_path(env_of(&[("XDG_RUNTIME_DIR", "")])),
-            PathBuf::from(format!("/tmp/chatsurface-{uid}/api.sock"))
+            socket_path(env_of(&[
+                ("XDG_RUNTIME_DIR", ""),
+                ("CHATSURFACE_DATA_DIR", "/home/op/.local/share/chatsurface")
+            ])),
+            PathBuf::from("/home/op/.local/share/chatsurface/run/api.sock")
         );
     }
 
@@ -691,15 +693,17 @@ mod tests {
         HangUp,
     }
 
+    /// A socket path in a private directory of its own, as the server would make it.
     fn fresh_socket() -> PathBuf {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "chatsurface-ask-{}-{}.sock",
+        let dir = std::env::temp_dir().join(format!(
+            "chatsurface-ask-{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
-        let _ = std::fs::remove_file(&path);
-        path
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::private_dir::ensure_dir(&dir).unwrap();
+        dir.join("api.sock")
     }
 
     /// A one-request HTTP/1 server on a fresh unix socket, in its own thread and runtime.

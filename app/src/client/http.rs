@@ -22,6 +22,31 @@ pub enum ExchangeError {
     Connect(io::Error),
     /// The connection broke before the whole reply arrived (the surface closed).
     Closed(hyper::Error),
+    /// The socket, its directory or the process listening belongs to another user: nothing
+    /// was sent.
+    Untrusted(crate::private_dir::UnsafePlace),
+}
+
+/// Connects to the socket once it and its directory are known to be this user's, and only
+/// to a server that runs as this user: the token is never sent to anyone else.
+async fn connect(socket: &Path) -> Result<UnixStream, ExchangeError> {
+    use crate::private_dir::{check_peer, check_socket, current_uid, Problem};
+    match check_socket(socket) {
+        Ok(()) => {}
+        Err(place) if matches!(place.problem, Problem::Missing) => {
+            return Err(ExchangeError::Connect(io::Error::new(
+                io::ErrorKind::NotFound,
+                place.to_string(),
+            )));
+        }
+        Err(place) => return Err(ExchangeError::Untrusted(place)),
+    }
+    let stream = UnixStream::connect(socket)
+        .await
+        .map_err(ExchangeError::Connect)?;
+    let peer = stream.peer_cred().map_err(ExchangeError::Connect)?;
+    check_peer(socket, peer.uid(), current_uid()).map_err(ExchangeError::Untrusted)?;
+    Ok(stream)
 }
 
 /// Sends `method path` with `Authorization: Bearer token` and an optional JSON body, and
@@ -46,9 +71,7 @@ pub async fn exchange(
         None => builder.body(Full::new(Bytes::new())),
     }
     .map_err(ExchangeError::Request)?;
-    let stream = UnixStream::connect(socket)
-        .await
-        .map_err(ExchangeError::Connect)?;
+    let stream = connect(socket).await?;
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(ExchangeError::Closed)?;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 /// questions left open by a server that died: what a server does before it listens.
 fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
     let data = data_dir();
+    warn_if_others_can_read(&data);
     let store =
         Arc::new(SessionStore::open(&data).map_err(|error| AppError::BadInput(error.to_string()))?);
     let tokens = Arc::new(TokenStore::new(&data));
@@ -24,6 +25,22 @@ fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
         tracing::info!("withdrew {withdrawn} question(s) left open by a previous server");
     }
     Ok((store, tokens))
+}
+
+/// A data directory made before chatsurface made it private (or loosened since) lets other
+/// users read every session: said at start, left as it is, since the directory is the
+/// user's to decide about.
+fn warn_if_others_can_read(data: &std::path::Path) {
+    use std::os::unix::fs::MetadataExt;
+    if let Ok(metadata) = std::fs::metadata(data) {
+        let mode = metadata.mode() & 0o7777;
+        if mode & 0o077 != 0 {
+            tracing::warn!(
+                "{}: mode {mode:04o} lets other users read the sessions in it; chmod 700 it",
+                data.display()
+            );
+        }
+    }
 }
 
 /// The API served in-process beside the window; dropping it shuts the server down (waiting

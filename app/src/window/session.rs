@@ -146,10 +146,11 @@ pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
         return Ok(newest.path);
     }
     let sessions = data_dir.join("sessions");
-    std::fs::create_dir_all(&sessions)
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(&sessions)
         .map_err(|error| AppError::CannotCreate(format!("{}: {error}", sessions.display())))?;
     let demo = sessions.join("demo.jsonl");
-    crate::fsutil::write_atomically(&demo, DEMO_SESSION.as_bytes(), 0o644)
+    crate::fsutil::write_atomically(&demo, DEMO_SESSION.as_bytes(), 0o600)
         .map_err(|error| AppError::CannotCreate(error.to_string()))?;
     Ok(demo)
 }

@@ -78,6 +78,7 @@ pub(super) async fn call(
             ExchangeError::Closed(error) => {
                 SurfaceCallError::Unreachable(format!("the surface closed the connection: {error}"))
             }
+            ExchangeError::Untrusted(place) => SurfaceCallError::Unreachable(place.to_string()),
         })?;
     reply(status.as_u16(), &bytes)
 }
@@ -174,7 +175,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_socket_says_how_to_start_the_surface() {
-        let socket = std::env::temp_dir().join(format!("cs-mcp-none-{}.sock", std::process::id()));
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("run");
+        crate::private_dir::ensure_dir(&dir).unwrap();
+        let socket = dir.join("api.sock");
         let error = call(&socket, Method::GET, "/v1/pending", "t", None)
             .await
             .unwrap_err();
