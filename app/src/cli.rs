@@ -270,6 +270,7 @@ pub fn report_usage_error(error: clap::Error) -> ExitCode {
                 .find(|line| !line.trim().is_empty())
                 .unwrap_or("bad usage");
             let first = first.trim_start_matches("error: ");
+            let first = crate::logging::one_line(&first);
             eprintln!("error: {first} (see chatsurface --help)");
             ExitCode::from(64)
         }

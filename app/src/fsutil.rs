@@ -4,7 +4,10 @@
 //! The bytes go to a temporary file beside the target (created new, with the mode asked
 //! for), which is fsynced and renamed over the target; then the directory is fsynced, so the
 //! rename survives a crash. A failure removes the temporary file and leaves the target as it
-//! was. Logs are not written here: they are appended to by `chatsurface_model::LogWriter`.
+//! was. Only a missing target or a regular file is replaced: a symlink, a FIFO or a device
+//! node at the path is refused (renaming over it would silently put a file where the user
+//! pointed at something else, `/dev/full` say). Logs are not written here: they are appended
+//! to by `chatsurface_model::LogWriter`.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -18,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct AtomicWriteError {
     /// The file the step was on (the temporary file, the target or its directory).
     pub path: PathBuf,
-    /// The step: "write", "replace" or "sync the directory".
+    /// The step: "check the target", "write", "replace" or "sync the directory".
     pub step: &'static str,
     /// What the system said.
     #[source]
@@ -44,6 +47,24 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Atom
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
+    match fs::symlink_metadata(path) {
+        Ok(metadata) if !metadata.file_type().is_file() => {
+            return Err(failed(
+                path,
+                "check the target",
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "it is {}; only a new file or a regular file is written",
+                        kind_of(&metadata.file_type())
+                    ),
+                ),
+            ));
+        }
+        Ok(_) => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => {}
+        Err(error) => return Err(failed(path, "check the target", error)),
+    }
     let temporary = dir.join(format!(
         ".{}.{}-{}.tmp",
         name.to_string_lossy(),
@@ -73,6 +94,24 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Atom
         .map_err(|source| failed(dir, "sync the directory", source))
 }
 
+/// What a file that is not a regular file is, in words.
+fn kind_of(file_type: &fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if file_type.is_symlink() {
+        "a symbolic link"
+    } else if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_fifo() {
+        "a FIFO"
+    } else if file_type.is_char_device() || file_type.is_block_device() {
+        "a device"
+    } else if file_type.is_socket() {
+        "a socket"
+    } else {
+        "not a regular file"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +139,33 @@ mod tests {
         let error = write_atomically(&path, b"x", 0o644).unwrap_err();
         assert_eq!(error.step, "write");
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_symlink_or_a_fifo_at_the_target_is_refused_and_left_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.png");
+        fs::write(&real, b"keep").unwrap();
+        let link = dir.path().join("link.png");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let error = write_atomically(&link, b"x", 0o644).unwrap_err();
+        assert_eq!(error.step, "check the target");
+        assert!(error.to_string().contains("a symbolic link"), "{error}");
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(fs::read(&real).unwrap(), b"keep");
+
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let error = write_atomically(&fifo, b"x", 0o644).unwrap_err();
+        assert!(error.to_string().contains("a FIFO"), "{error}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
     }
 }

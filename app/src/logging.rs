@@ -6,7 +6,9 @@
 //! info and other crates' warnings when unset. Lines go to stderr and read as the command line has always written them:
 //! `error: …`, `warning: …`, an info line bare, `debug: …` / `trace: …` below. A command's
 //! own output (stdout) and the one-line error `main` prints on failure are not diagnostics
-//! and do not come here.
+//! and do not come here, but they are made safe the same way ([`one_line`]): an error or a
+//! warning often quotes what an agent wrote (a log line, a title), and that text must not
+//! drive the terminal, split the line or flood the screen.
 
 use std::fmt;
 use tracing::{Event, Level, Subscriber};
@@ -46,6 +48,15 @@ pub fn init() {
     }
 }
 
+/// The most chars of one error or warning line; a 50 MB value in a log is not echoed whole.
+pub const LINE_CHARS: usize = 2_000;
+
+/// A message as one safe line of stderr: controls in caret notation, line breaks as spaces,
+/// bidi controls removed, cut at [`LINE_CHARS`].
+pub fn one_line(message: &dyn fmt::Display) -> String {
+    chatsurface_compositor::one_line(&message.to_string(), LINE_CHARS)
+}
+
 /// The words that start a line of this level (none for info).
 fn prefix(level: Level) -> &'static str {
     match level {
@@ -72,11 +83,12 @@ where
         mut writer: Writer<'_>,
         event: &Event<'_>,
     ) -> fmt::Result {
-        writer.write_str(prefix(*event.metadata().level()))?;
+        let mut message = String::new();
         context
             .field_format()
-            .format_fields(writer.by_ref(), event)?;
-        writeln!(writer)
+            .format_fields(Writer::new(&mut message), event)?;
+        writer.write_str(prefix(*event.metadata().level()))?;
+        writeln!(writer, "{}", one_line(&message))
     }
 }
 
@@ -89,5 +101,13 @@ mod tests {
         assert_eq!(prefix(Level::WARN), "warning: ");
         assert_eq!(prefix(Level::ERROR), "error: ");
         assert_eq!(prefix(Level::INFO), "");
+    }
+
+    #[test]
+    fn a_quoted_escape_sequence_or_newline_stays_inert_on_one_line() {
+        let line = one_line(&"log.jsonl:3: bad title \x1b[2J\ncleared?");
+        assert_eq!(line, "log.jsonl:3: bad title ^[[2J cleared?");
+        let huge = one_line(&"y".repeat(50_000));
+        assert!(huge.chars().count() < LINE_CHARS + 40, "{}", huge.len());
     }
 }

@@ -19,7 +19,7 @@ fn main() -> ExitCode {
     match chatsurface::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error}");
+            eprintln!("error: {}", chatsurface::logging::one_line(&error));
             ExitCode::from(error.exit_code())
         }
     }

@@ -40,6 +40,7 @@ pub use intent::{
     VIEWPORT_RANGE,
 };
 pub use layout::{frame_regions, CardLayout, FrameLayout, FrameRegions, HitTarget};
+pub use sanitize::one_line;
 pub use switcher::{SwitcherRow, SwitcherView};
 pub use text::{FontSet, TextSystem};
 pub use theme::{Density, Style, Theme};

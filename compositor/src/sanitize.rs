@@ -46,6 +46,19 @@ pub(crate) fn sanitize_single_line(text: &str, max_chars: usize) -> SanitizedTex
     sanitize(text, max_chars, Context::SingleLine)
 }
 
+/// Untrusted text made safe for one line of a terminal or a title bar, by the same rules:
+/// controls in caret notation (an escape sequence cannot act), line breaks as spaces (the
+/// line cannot split), bidi controls removed, and at most `max_chars` chars kept, the cut
+/// marked with "…". For the app's error and warning lines, which quote what agents wrote.
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let clean = sanitize_single_line(text, max_chars);
+    if clean.truncated_chars > 0 {
+        format!("{}… ({} more chars)", clean.text, clean.truncated_chars)
+    } else {
+        clean.text
+    }
+}
+
 /// Where the sanitised text will be drawn, which decides what line breaks and tabs become.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Context {
@@ -585,5 +598,23 @@ mod tests {
         let line = clean_line(&hostile);
         assert_eq!(clean_line(&line), line);
         assert!(!line.contains('\n'));
+    }
+
+    #[test]
+    fn one_line_cannot_act_on_a_terminal_nor_split_nor_flood_it() {
+        let hostile = format!(
+            "bad \x1b]0;pwned\x07 title\nsecond line\r\u{202E}{}",
+            "x".repeat(5_000)
+        );
+        let line = one_line(&hostile, 200);
+        assert!(!line.chars().any(|c| c.is_control()), "{line:?}");
+        assert!(
+            line.starts_with("bad ^[]0;pwned^G title second line"),
+            "{line:?}"
+        );
+        assert!(!line.contains('\u{202E}'));
+        assert!(line.ends_with(" more chars)"), "{line:?}");
+        assert!(line.chars().count() < 240, "cut near 200 chars: {line:?}");
+        assert_eq!(one_line("plain", 200), "plain");
     }
 }

@@ -265,7 +265,7 @@ fn run_in(args: &AskArgs, env: impl Fn(&str) -> Option<String>, out: &mut impl W
             outcome(&answer)
         }
         Err(error) => {
-            eprintln!("error: {error}");
+            eprintln!("error: {}", crate::logging::one_line(&error));
             return error.exit_code();
         }
     };

@@ -2,7 +2,10 @@
 //! with the security suite.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code, reason = "the harness serves several test crates; each uses part of it")]
+#[allow(
+    dead_code,
+    reason = "the harness serves several test crates; each uses part of it"
+)]
 mod common;
 
 pub(crate) use common::Surface;

@@ -6,6 +6,8 @@
 #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
 
 mod common_surface;
+mod error_text;
+mod out_target;
 mod permissions;
 mod squatting;
 
