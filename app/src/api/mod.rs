@@ -13,6 +13,7 @@
 //! `protocol.rs`, tokens in `auth.rs`, files in `store.rs`.
 
 pub mod auth;
+mod connections;
 pub mod dialog;
 pub mod error;
 pub mod extract;
@@ -31,7 +32,6 @@ use axum::Json;
 use chatsurface_model::EventBody;
 use error::{ApiError, ErrorCode};
 use std::collections::HashSet;
-use std::future::IntoFuture;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use store::{LiveSession, SessionStore, StoreError};
@@ -159,20 +159,24 @@ pub async fn serve(
         }
     });
 
-    let until_stopped = |mut receiver: watch::Receiver<bool>| async move {
-        let _ = receiver.wait_for(|stopping| *stopping).await;
-    };
     tokio::spawn(async move {
         stop.await;
         let _ = stop_sender.send(true);
     });
-    let unix_server =
-        axum::serve(unix, app.clone()).with_graceful_shutdown(until_stopped(stopping.clone()));
+    let unix_server = connections::serve_connections(
+        || async { unix.accept().await.map(|(stream, _)| stream) },
+        app.clone(),
+        stopping.clone(),
+    );
     let result = match listen.tcp {
         Some(address) => {
             let tcp = tokio::net::TcpListener::bind(address).await?;
-            let tcp_server = axum::serve(tcp, app).with_graceful_shutdown(until_stopped(stopping));
-            tokio::try_join!(unix_server.into_future(), tcp_server.into_future()).map(|_| ())
+            let tcp_server = connections::serve_connections(
+                || async { tcp.accept().await.map(|(stream, _)| stream) },
+                app,
+                stopping,
+            );
+            tokio::try_join!(unix_server, tcp_server).map(|_| ())
         }
         None => unix_server.await,
     };

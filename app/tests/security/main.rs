@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, reason = "a test fails by panicking")]
 
 mod common_surface;
+mod connections;
 mod error_text;
 mod out_target;
 mod permissions;

@@ -1,0 +1,117 @@
+//! Slow, idle and countless connections: none of them keeps the server from serving.
+
+use super::common_surface::Surface;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The server's limit on how long a request's head may take (`api/connections.rs`).
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Whether the server closed the connection: a read that ends (or fails) within `wait`.
+fn closed_within(stream: &mut UnixStream, wait: Duration) -> bool {
+    stream.set_read_timeout(Some(wait)).unwrap();
+    let mut byte = [0u8; 1];
+    match stream.read(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(error) => !matches!(
+            error.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+    }
+}
+
+#[test]
+fn silent_and_slow_connections_are_closed_and_the_server_keeps_answering() {
+    let surface = Surface::new("cs-security", "slowloris");
+    let token = surface.operator_token();
+    let started = Instant::now();
+    let mut silent: Vec<UnixStream> = (0..40)
+        .map(|_| UnixStream::connect(surface.socket()).unwrap())
+        .collect();
+    let mut slow = UnixStream::connect(surface.socket()).unwrap();
+    slow.write_all(b"GET /v1/pending HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    // While they hang, others are served.
+    let (status, _) = surface.http("GET", "/v1/pending", Some(&token), None);
+    assert_eq!(status, 200);
+    let deadline = HEADER_TIMEOUT + Duration::from_secs(8);
+    for stream in silent.iter_mut().chain(std::iter::once(&mut slow)) {
+        let left = deadline.saturating_sub(started.elapsed());
+        assert!(
+            closed_within(stream, left.max(Duration::from_millis(10))),
+            "still open after {:?}",
+            started.elapsed()
+        );
+    }
+    assert!(
+        started.elapsed() >= HEADER_TIMEOUT - Duration::from_secs(1),
+        "closed only once the time was up"
+    );
+    let (status, _) = surface.http("GET", "/v1/pending", Some(&token), None);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn more_connections_than_file_handles_do_not_end_the_server() {
+    let dir = super::scratch("fd-limit");
+    let socket = dir.join("run/api.sock");
+    // A server with room for 64 open files in all.
+    let mut server = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -n 64 && exec {} serve",
+            env!("CARGO_BIN_EXE_chatsurface")
+        ))
+        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
+        .env("CHATSURFACE_SOCKET", &socket)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while UnixStream::connect(&socket).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "serve did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let held: Vec<UnixStream> = (0..300)
+        .filter_map(|_| UnixStream::connect(&socket).ok())
+        .collect();
+    assert!(held.len() > 64, "the backlog took them: {}", held.len());
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        server.try_wait().unwrap().is_none(),
+        "serve ended under the load"
+    );
+    drop(held);
+    let served = answers(&socket, Duration::from_secs(20));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(served, "serve answers again once the connections are gone");
+}
+
+/// Whether a request is answered (any HTTP status) within `wait`.
+fn answers(socket: &Path, wait: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < wait {
+        if let Ok(mut stream) = UnixStream::connect(socket) {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(2)))
+                .unwrap();
+            let _ = stream
+                .write_all(b"GET /v1/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+            let mut reply = String::new();
+            let _ = stream.read_to_string(&mut reply);
+            if reply.starts_with("HTTP/1.1 ") {
+                return true;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    false
+}
