@@ -5,8 +5,9 @@
 //! how they combine), the translation of a request into model nodes (a choice is a batch with
 //! one item, a two-button question is a confirmation) and the shape of the answer. The limits
 //! themselves live in `chatsurface_model::validate`, so the API rejects the same things as the
-//! log. It must not touch the store, the socket or the HTTP layer: its only I/O is checking
-//! that an attachment exists.
+//! log. It must not touch the store, the socket or the HTTP layer, nor the file system: an
+//! attachment is checked for its form only, so that the answer cannot tell an integration
+//! which paths exist on the operator's machine.
 
 use crate::api::error::{ApiError, ErrorCode};
 use crate::api::protocol::DialogAnswer;
@@ -283,13 +284,12 @@ fn parse_option(index: usize, option: &Value) -> Result<ChoiceOption, ApiError> 
     }
 }
 
-/// The attachment must be an absolute path to something that exists.
+/// The attachment must be an absolute path. Whether it exists is not asked: a different
+/// answer for a missing file would let any integration probe the operator's file system.
+/// The window says so when the human tries to open one that is not there.
 fn check_attachment(path: &str) -> Result<(), ApiError> {
     if !Path::new(path).is_absolute() {
         return Err(invalid("attachment", "must be an absolute path"));
-    }
-    if !Path::new(path).exists() {
-        return Err(invalid("attachment", format!("\"{path}\" does not exist")));
     }
     Ok(())
 }
@@ -651,7 +651,7 @@ mod tests {
     }
 
     #[test]
-    fn an_attachment_must_be_an_absolute_path_that_exists() {
+    fn an_attachment_must_be_absolute_and_its_existence_is_not_told() {
         let existing = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
         let request = parse(json!({"message": "Go?", "attachment": existing})).unwrap();
         assert_eq!(confirmation(&request).attachment.as_deref(), Some(existing));
@@ -667,14 +667,10 @@ mod tests {
             field_of(json!({"message": "Go?", "options": ["a"], "attachment": "Cargo.toml"})),
             "attachment"
         );
+        // A missing file is accepted as an existing one is: no oracle for what exists.
         let missing = concat!(env!("CARGO_MANIFEST_DIR"), "/no-such-file");
-        let error = parse(json!({"message": "Go?", "attachment": missing})).unwrap_err();
-        assert_eq!(error.field.as_deref(), Some("attachment"));
-        assert!(
-            error.message.contains("does not exist"),
-            "{}",
-            error.message
-        );
+        let request = parse(json!({"message": "Go?", "attachment": missing})).unwrap();
+        assert_eq!(confirmation(&request).attachment.as_deref(), Some(missing));
     }
 
     #[test]

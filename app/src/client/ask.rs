@@ -152,6 +152,14 @@ pub fn request_body(args: &AskArgs) -> Result<Value, AskError> {
     if let Some(path) = &args.attach {
         let absolute = std::path::absolute(path)
             .map_err(|error| AskError::Usage(format!("--attach {}: {error}", path.display())))?;
+        // The server does not say whether a path exists (that would let integrations probe
+        // the file system), so the agent's own view is checked here, for a clear error.
+        if !absolute.exists() {
+            return Err(AskError::Usage(format!(
+                "--attach {}: no such file",
+                path.display()
+            )));
+        }
         let text = absolute.to_str().ok_or_else(|| {
             AskError::Usage(format!(
                 "--attach {}: the path is not valid UTF-8",
@@ -514,10 +522,16 @@ mod tests {
             body(&["d", "Go?", "--attach", "/etc/hosts"])["attachment"],
             json!("/etc/hosts")
         );
-        let relative = body(&["d", "Go?", "--attach", "plan.md"]);
+        // Tests run in the crate's folder, where Cargo.toml is.
+        let relative = body(&["d", "Go?", "--attach", "Cargo.toml"]);
         let sent = relative["attachment"].as_str().unwrap();
         assert!(Path::new(sent).is_absolute(), "{sent}");
-        assert!(sent.ends_with("/plan.md"), "{sent}");
+        assert!(sent.ends_with("/Cargo.toml"), "{sent}");
+        let missing = request_body(&args(&["d", "Go?", "--attach", "no-such-plan.md"]));
+        assert!(
+            matches!(&missing, Err(AskError::Usage(message)) if message.contains("no such file")),
+            "{missing:?}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ mod connections;
 mod error_text;
 mod out_target;
 mod permissions;
+mod privilege;
 mod squatting;
 
 use std::path::PathBuf;

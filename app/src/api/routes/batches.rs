@@ -32,7 +32,7 @@ const LONGEST_WAIT: Duration = Duration::from_secs(86_400 * 365);
 /// by default), arms its timeout, and waits up to `wait` seconds (forever when absent).
 pub(in crate::api) async fn open(
     State(state): State<ApiState>,
-    _: Caller,
+    caller: Caller,
     Path(sid): Path<String>,
     JsonObject(mut body): JsonObject,
 ) -> Result<Json<Value>, ApiError> {
@@ -40,7 +40,7 @@ pub(in crate::api) async fn open(
     let thread = mirror::thread_of(&mut body);
     let batch: BatchSpec = mirror::typed(body)?;
     let (id, timeout) = (batch.id.clone(), batch.timeout_s);
-    append_mirrored(&state, &sid, false, move |build| {
+    append_mirrored(&state, (&caller, &sid), false, move |build| {
         build.add_in_thread(&thread, EventBody::ClarificationBatchOpened { batch });
         Ok(())
     })
