@@ -199,7 +199,9 @@ impl Server {
                 kind: ThreadKind::Topic,
             },
         };
-        let session = store.get_or_create(SESSION, SESSION).expect("session");
+        let session = store
+            .get_or_create(SESSION, SESSION, None)
+            .expect("session");
         session.append(opening).expect("the first event");
         let server = if std::env::var_os("CHATSURFACE_BENCH_WINDOW").is_some() {
             drop(session);
@@ -265,7 +267,9 @@ fn main() {
     let socket: PathBuf = dir.join("api.sock");
     let tokens = Arc::new(TokenStore::new(&dir));
     let operator = tokens.operator_token().expect("operator token");
-    let agent = tokens.add_integration(SESSION, true).expect("integration");
+    let agent = tokens
+        .add_integration(SESSION, true, &[])
+        .expect("integration");
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     runtime.block_on(async {
         let server = Server::start(&dir, &socket, tokens.clone()).await;

@@ -81,6 +81,9 @@ pub enum IntegrationAction {
         /// Allow it to open dialogs (questions to the human).
         #[arg(long)]
         dialogs: bool,
+        /// Let it read and write this session too, besides those it creates (repeatable).
+        #[arg(long = "session", value_name = "SID")]
+        sessions: Vec<String>,
     },
     /// List integrations (never their tokens).
     List,

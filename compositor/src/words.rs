@@ -424,6 +424,7 @@ mod tests {
             id: "s".into(),
             title: "Правка ADR-0031: агентский чат".into(),
             agent: None,
+            created_by: None,
         });
         assert_eq!(Lang::of(&snapshot), Lang::Ru);
     }

@@ -214,6 +214,7 @@ mod tests {
                     id: "s".into(),
                     title: "T".into(),
                     agent: Some("a".into()),
+                    created_by: None,
                 },
             },
             EventBody::ThreadOpened {

@@ -16,6 +16,11 @@ pub struct Session {
     /// The agent that runs the session, when it said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The integration that created the session through the local API, written by the
+    /// server (never taken from a request): it, and the operator, may read and write the
+    /// session. Absent in sessions made otherwise, and in logs older than the field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_by: Option<String>,
 }
 
 /// What kind of line of work a thread is.

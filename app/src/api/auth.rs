@@ -53,6 +53,10 @@ pub struct Integration {
     pub slug: String,
     /// Whether the integration may open dialogs.
     pub dialogs: bool,
+    /// Sessions it may read and write besides those it created (`integration add SLUG
+    /// --session ID`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<String>,
 }
 
 /// Who is calling the API.
@@ -167,8 +171,14 @@ impl TokenStore {
         }
     }
 
-    /// Adds an integration; returns its new bearer token (shown once, stored only hashed).
-    pub fn add_integration(&self, slug: &str, dialogs: bool) -> Result<String, AuthError> {
+    /// Adds an integration, granted `sessions` besides those it will create; returns its new
+    /// bearer token (shown once, stored only hashed). Session ids are the caller's to check.
+    pub fn add_integration(
+        &self,
+        slug: &str,
+        dialogs: bool,
+        sessions: &[String],
+    ) -> Result<String, AuthError> {
         validate_slug(slug)?;
         let _lock = self.lock()?;
         let mut entries = self.read_entries()?;
@@ -180,6 +190,7 @@ impl TokenStore {
             integration: Integration {
                 slug: slug.to_string(),
                 dialogs,
+                sessions: sessions.to_vec(),
             },
             token_sha256: sha256(&token),
         });
@@ -339,6 +350,7 @@ impl TokenStore {
                 integration: Integration {
                     slug: stored.slug,
                     dialogs: stored.dialogs,
+                    sessions: stored.sessions,
                 },
                 token_sha256,
             });
@@ -354,6 +366,7 @@ impl TokenStore {
             .map(|entry| StoredIntegration {
                 slug: entry.integration.slug,
                 dialogs: entry.integration.dialogs,
+                sessions: entry.integration.sessions,
                 token_sha256: to_hex(&entry.token_sha256),
             })
             .collect();
@@ -427,6 +440,8 @@ struct IntegrationsFile {
 struct StoredIntegration {
     slug: String,
     dialogs: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sessions: Vec<String>,
     token_sha256: String,
 }
 
@@ -552,13 +567,14 @@ mod tests {
     fn added_token_authenticates_with_its_dialogs_flag() {
         let dir = TempDir::new("added");
         let store = dir.store();
-        let with = store.add_integration("ci-bot", true).unwrap();
-        let without = store.add_integration("shell_1", false).unwrap();
+        let with = store.add_integration("ci-bot", true, &[]).unwrap();
+        let without = store.add_integration("shell_1", false, &[]).unwrap();
         assert_eq!(
             store.authenticate(&with).unwrap(),
             Some(Caller::Integration(Integration {
                 slug: "ci-bot".into(),
                 dialogs: true,
+                sessions: Vec::new(),
             }))
         );
         assert_eq!(
@@ -566,6 +582,7 @@ mod tests {
             Some(Caller::Integration(Integration {
                 slug: "shell_1".into(),
                 dialogs: false,
+                sessions: Vec::new(),
             }))
         );
         assert_eq!(
@@ -574,10 +591,12 @@ mod tests {
                 Integration {
                     slug: "ci-bot".into(),
                     dialogs: true,
+                    sessions: Vec::new(),
                 },
                 Integration {
                     slug: "shell_1".into(),
                     dialogs: false,
+                    sessions: Vec::new(),
                 },
             ]
         );
@@ -593,7 +612,7 @@ mod tests {
             Some(Caller::Operator)
         );
         // Another process (here a second store) adds an integration: usable at once.
-        let token = dir.store().add_integration("late", true).unwrap();
+        let token = dir.store().add_integration("late", true, &[]).unwrap();
         assert!(matches!(
             server.authenticate(&token).unwrap(),
             Some(Caller::Integration(_))
@@ -602,7 +621,7 @@ mod tests {
         dir.store().remove("late").unwrap();
         assert_eq!(server.authenticate(&token).unwrap(), None);
         // The operator file rewritten in place by hand (same inode): read again too.
-        let replacement = dir.store().add_integration("other", false).unwrap();
+        let replacement = dir.store().add_integration("other", false, &[]).unwrap();
         let other_operator = new_token().unwrap();
         fs::write(
             dir.0.join(OPERATOR_TOKEN_FILE),
@@ -621,8 +640,8 @@ mod tests {
     fn tokens_have_the_documented_form_and_differ() {
         let dir = TempDir::new("form");
         let store = dir.store();
-        let a = store.add_integration("a", false).unwrap();
-        let b = store.add_integration("b", false).unwrap();
+        let a = store.add_integration("a", false, &[]).unwrap();
+        let b = store.add_integration("b", false, &[]).unwrap();
         assert!(is_token(&a), "{a}");
         assert!(is_token(&b), "{b}");
         assert_eq!(a.len(), 67);
@@ -633,7 +652,7 @@ mod tests {
     fn stored_files_hold_hashes_not_tokens_with_private_modes() {
         let dir = TempDir::new("stored");
         let store = dir.store();
-        let token = store.add_integration("agent", true).unwrap();
+        let token = store.add_integration("agent", true, &[]).unwrap();
         let path = dir.0.join(INTEGRATIONS_FILE);
         let text = fs::read_to_string(&path).unwrap();
         assert!(!text.contains(&token));
@@ -654,7 +673,7 @@ mod tests {
         let dir = TempDir::new("wrong");
         let store = dir.store();
         assert_eq!(store.authenticate("cs_nothing").unwrap(), None);
-        let token = store.add_integration("agent", true).unwrap();
+        let token = store.add_integration("agent", true, &[]).unwrap();
         let operator = store.operator_token().unwrap();
         let mut altered = token.clone();
         altered.pop();
@@ -693,8 +712,8 @@ mod tests {
     fn duplicate_slug_is_rejected_and_keeps_the_first_token() {
         let dir = TempDir::new("duplicate");
         let store = dir.store();
-        let first = store.add_integration("deploy", false).unwrap();
-        let error = store.add_integration("deploy", true).unwrap_err();
+        let first = store.add_integration("deploy", false, &[]).unwrap();
+        let error = store.add_integration("deploy", true, &[]).unwrap_err();
         assert_eq!(error, AuthError::Exists("deploy".into()));
         assert!(error.to_string().contains("\"deploy\""), "{error}");
         assert_eq!(
@@ -702,6 +721,7 @@ mod tests {
             Some(Caller::Integration(Integration {
                 slug: "deploy".into(),
                 dialogs: false,
+                sessions: Vec::new(),
             }))
         );
         assert_eq!(store.list().unwrap().len(), 1);
@@ -723,7 +743,7 @@ mod tests {
             "dé",
             "a\nb",
         ] {
-            let error = store.add_integration(slug, false).unwrap_err();
+            let error = store.add_integration(slug, false, &[]).unwrap_err();
             assert!(
                 matches!(&error, AuthError::BadSlug { slug: s, .. } if s == slug),
                 "{slug:?}: {error:?}"
@@ -743,8 +763,8 @@ mod tests {
     fn removal_stops_the_token_and_unknown_slug_is_an_error() {
         let dir = TempDir::new("remove");
         let store = dir.store();
-        let gone = store.add_integration("gone", true).unwrap();
-        let kept = store.add_integration("kept", true).unwrap();
+        let gone = store.add_integration("gone", true, &[]).unwrap();
+        let kept = store.add_integration("kept", true, &[]).unwrap();
         store.remove("gone").unwrap();
         assert_eq!(store.authenticate(&gone).unwrap(), None);
         assert!(store.authenticate(&kept).unwrap().is_some());
@@ -756,6 +776,7 @@ mod tests {
             vec![Integration {
                 slug: "kept".into(),
                 dialogs: true,
+                sessions: Vec::new(),
             }]
         );
     }
@@ -765,7 +786,7 @@ mod tests {
         let dir = TempDir::new("other-store");
         let server = dir.store();
         assert_eq!(server.list().unwrap(), Vec::new());
-        let token = dir.store().add_integration("late", true).unwrap();
+        let token = dir.store().add_integration("late", true, &[]).unwrap();
         assert!(server.authenticate(&token).unwrap().is_some());
         dir.store().remove("late").unwrap();
         assert_eq!(server.authenticate(&token).unwrap(), None);
@@ -779,7 +800,11 @@ mod tests {
                 let store = dir.store();
                 std::thread::spawn(move || {
                     (0..6)
-                        .map(|i| store.add_integration(&format!("t{t}-{i}"), false).unwrap())
+                        .map(|i| {
+                            store
+                                .add_integration(&format!("t{t}-{i}"), false, &[])
+                                .unwrap()
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -799,7 +824,7 @@ mod tests {
     fn corrupt_integrations_file_is_an_error_naming_it() {
         let dir = TempDir::new("corrupt");
         let store = dir.store();
-        store.add_integration("agent", false).unwrap();
+        store.add_integration("agent", false, &[]).unwrap();
         let path = dir.0.join(INTEGRATIONS_FILE);
         let hash = to_hex(&sha256("cs_x"));
         for text in [
@@ -817,7 +842,7 @@ mod tests {
             for error in [
                 store.list().unwrap_err(),
                 store.authenticate("cs_x").unwrap_err(),
-                store.add_integration("other", false).unwrap_err(),
+                store.add_integration("other", false, &[]).unwrap_err(),
                 store.remove("agent").unwrap_err(),
             ] {
                 assert!(

@@ -12,6 +12,7 @@
 //! that end a question unanswered in `questions.rs`, the wire types clients share in
 //! `protocol.rs`, tokens in `auth.rs`, files in `store.rs`.
 
+mod access;
 pub mod auth;
 mod connections;
 pub mod dialog;

@@ -112,6 +112,15 @@ impl LiveSession {
         lock(&self.writer)
     }
 
+    /// The integration that created the session: as its log says, or, before its first
+    /// events are written, as the one who asked for it first.
+    pub fn created_by(&self) -> Option<String> {
+        match &self.lock().snapshot().session {
+            Some(session) => session.created_by.clone(),
+            None => self.start.created_by.clone(),
+        }
+    }
+
     /// Folds, writes and fsyncs events, then tells subscribers. Blocking (fsync): async code
     /// calls [`LiveSession::append_with`] instead.
     pub fn append_all(&self, bodies: Vec<EventBody>) -> Result<Vec<Event>, StoreError> {
@@ -374,6 +383,7 @@ impl SessionStore {
                     id: id.as_str().into(),
                     title: id.clone(),
                     agent: None,
+                    created_by: None,
                 };
                 sessions.insert(
                     id,
@@ -407,9 +417,14 @@ impl SessionStore {
             .ok_or_else(|| StoreError::NoSession(id.to_owned()))
     }
 
-    /// A session by id, created when missing; its `session_started` event is written with its
-    /// first events.
-    pub fn get_or_create(&self, id: &str, title: &str) -> Result<Arc<LiveSession>, StoreError> {
+    /// A session by id, created when missing (by `created_by`, the integration asking, if
+    /// any); its `session_started` event is written with its first events.
+    pub fn get_or_create(
+        &self,
+        id: &str,
+        title: &str,
+        created_by: Option<&str>,
+    ) -> Result<Arc<LiveSession>, StoreError> {
         validate_session_id(id)?;
         let mut sessions = self.lock();
         if let Some(session) = sessions.get(id) {
@@ -419,6 +434,7 @@ impl SessionStore {
             id: id.into(),
             title: title.to_owned(),
             agent: None,
+            created_by: created_by.map(str::to_owned),
         };
         let session = Arc::new(LiveSession::new(LogWriter::open(&self.path_of(id))?, start));
         sessions.insert(id.to_owned(), session.clone());
@@ -484,9 +500,9 @@ mod tests {
     fn sessions_are_created_once_and_reopen_from_disk() {
         let dir = temp_dir("reopen");
         let store = SessionStore::open(&dir).unwrap();
-        let session = store.get_or_create("deploy", "Deploy").unwrap();
+        let session = store.get_or_create("deploy", "Deploy", None).unwrap();
         session.append(topic("t")).unwrap();
-        store.get_or_create("deploy", "ignored").unwrap();
+        store.get_or_create("deploy", "ignored", None).unwrap();
         drop(store);
         let reopened = SessionStore::open(&dir).unwrap();
         let snapshot = reopened.reread("deploy").unwrap();
@@ -502,7 +518,7 @@ mod tests {
     #[test]
     fn a_refused_event_is_not_written_and_not_broadcast() {
         let store = SessionStore::open(&temp_dir("refused")).unwrap();
-        let session = store.get_or_create("s", "S").unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
         let mut events = session.subscribe();
         let orphan = EventBody::MessageAppended {
             message: MessageSpec {
@@ -528,7 +544,7 @@ mod tests {
     #[tokio::test]
     async fn a_waiter_sees_an_event_appended_after_it_started_waiting() {
         let store = SessionStore::open(&temp_dir("wait")).unwrap();
-        let session = store.get_or_create("s", "S").unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
         let writer = session.clone();
         let waiting = tokio::spawn(async move {
             session
@@ -547,7 +563,7 @@ mod tests {
     #[tokio::test]
     async fn a_waiter_gives_up_at_its_timeout() {
         let store = SessionStore::open(&temp_dir("timeout")).unwrap();
-        let session = store.get_or_create("s", "S").unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
         let found = session
             .wait_for(Duration::from_millis(30), |snapshot| {
                 (snapshot.last_seq > 5).then_some(())
@@ -559,7 +575,7 @@ mod tests {
     #[test]
     fn concurrent_appends_are_broadcast_once_fsynced_in_log_order() {
         let store = SessionStore::open(&temp_dir("concurrent")).unwrap();
-        let session = store.get_or_create("s", "S").unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
         session.append(topic("t")).unwrap();
         let mut events = session.subscribe();
         let acknowledged: Vec<Event> = std::thread::scope(|scope| {
@@ -636,7 +652,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn async_and_blocking_appenders_all_land_once_and_none_waits_forever() {
         let store = SessionStore::open(&temp_dir("async")).unwrap();
-        let session = store.get_or_create("s", "S").unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
         session.append(topic("t")).unwrap();
         let mut events = session.subscribe();
         let message = |id: String| EventBody::MessageAppended {
@@ -707,7 +723,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_durable_read_of_lines_another_writer_left_unsynced_returns_once_synced() {
         let store = SessionStore::open(&temp_dir("other-writer")).unwrap();
-        let session = store.get_or_create("s", "S").unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
         session.append(topic("t")).unwrap();
         // Another process writes a line and has not fsynced it yet; this server folds it.
         let mut other = LogWriter::open(&store.path_of("s")).unwrap();
@@ -728,7 +744,7 @@ mod tests {
     #[tokio::test]
     async fn a_durable_read_waits_for_the_fsync_of_what_it_saw() {
         let store = SessionStore::open(&temp_dir("durable")).unwrap();
-        let session = store.get_or_create("s", "S").unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
         session.append(topic("t")).unwrap();
         let mut events = session.subscribe();
         // The first half of an append: written and queued, its fsync not run yet.

@@ -10,8 +10,18 @@ pub(super) fn run(action: IntegrationAction) -> Result<(), AppError> {
     let tokens = TokenStore::new(&data_dir());
     let fail = |error: crate::api::auth::AuthError| AppError::Usage(error.to_string());
     match action {
-        IntegrationAction::Add { slug, dialogs } => {
-            let token = tokens.add_integration(&slug, dialogs).map_err(fail)?;
+        IntegrationAction::Add {
+            slug,
+            dialogs,
+            sessions,
+        } => {
+            for session in &sessions {
+                crate::api::store::validate_session_id(session)
+                    .map_err(|error| AppError::Usage(format!("--session: {error}")))?;
+            }
+            let token = tokens
+                .add_integration(&slug, dialogs, &sessions)
+                .map_err(fail)?;
             super::print(&format!("{token}\n"))?;
         }
         IntegrationAction::List => {
@@ -22,7 +32,12 @@ pub(super) fn run(action: IntegrationAction) -> Result<(), AppError> {
                 } else {
                     "no dialogs"
                 };
-                lines.push_str(&format!("{}\t{dialogs}\n", integration.slug));
+                let sessions = if integration.sessions.is_empty() {
+                    String::new()
+                } else {
+                    format!("\tsessions: {}", integration.sessions.join(" "))
+                };
+                lines.push_str(&format!("{}\t{dialogs}{sessions}\n", integration.slug));
             }
             super::print(&lines)?;
         }

@@ -255,6 +255,7 @@ pub fn generate(config: &GeneratorConfig) -> Vec<EventBody> {
                 config.messages
             ),
             agent: Some("chatsurface gen".into()),
+            created_by: None,
         },
     });
     let topics = (threads / 100).max(1);

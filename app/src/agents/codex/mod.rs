@@ -90,6 +90,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
                 id: session_id.as_str().into(),
                 title: title_of(&title),
                 agent: Some("codex".to_owned()),
+                created_by: None,
             },
         },
     );

@@ -57,7 +57,7 @@ pub(in crate::api) async fn open(
 /// (not at all when absent) for it to settle.
 pub(in crate::api) async fn poll(
     State(state): State<ApiState>,
-    _: Caller,
+    caller: Caller,
     Path((sid, bid)): Path<(String, String)>,
     Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, ApiError> {
@@ -70,7 +70,7 @@ pub(in crate::api) async fn poll(
                 .ok_or_else(bad_wait)?,
         ),
     };
-    let session = state.store.get(&sid)?;
+    let session = crate::api::access::session_for(&state, &caller, &sid)?;
     let id: BatchId = bid.as_str().into();
     if session.read(|snapshot| snapshot.batch(&id).is_none()) {
         return Err(ApiError::new(

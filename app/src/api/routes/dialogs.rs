@@ -34,7 +34,8 @@ pub(in crate::api) async fn open_dialog(
 ) -> Result<Json<Value>, ApiError> {
     let slug = integration.slug;
     let mut slot = DialogSlot::reserve(&state, &slug)?;
-    let session = state.store.get_or_create(&slug, &slug)?;
+    // The session named after the slug is the integration's own (others may not create it).
+    let session = state.store.get_or_create(&slug, &slug, Some(&slug))?;
     let (node, timeout) = ask(&session, &slug, body).await?;
     slot.asked = Some((session.clone(), node));
     let answer = match wait(&state, &session, &slug, node, timeout).await {

@@ -5,6 +5,7 @@
 //! What each body means is `api::mirror`'s; this module takes the request apart and appends
 //! what the mirror rules built, all of it or nothing, with one fsync.
 
+use crate::api::access;
 use crate::api::auth::Caller;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::api::extract::JsonObject;
@@ -25,9 +26,9 @@ pub(super) async fn append_mirrored<T>(
     add: impl FnOnce(&mut MirrorBuild) -> Result<T, ApiError>,
 ) -> Result<T, ApiError> {
     let session = if must_exist {
-        state.store.get(sid)
+        access::session_for(state, caller, sid)
     } else {
-        state.store.get_or_create(sid, sid)
+        access::session_to_write(state, caller, sid)
     }?;
     let (_, ids) = session
         .append_with(|snapshot| {

@@ -1,8 +1,10 @@
 //! Reading a session: `GET /v1/sessions/{sid}/snapshot` (the folded state, fsynced) and
 //! `GET /v1/sessions/{sid}/events` (its events as they are appended, as server-sent events).
 //!
-//! Any valid token may read. This module must not write to a session.
+//! The operator reads every session, an integration its own (`api::access`). This module
+//! must not write to a session.
 
+use crate::api::access;
 use crate::api::auth::Caller;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::api::ApiState;
@@ -16,10 +18,10 @@ use tokio::sync::broadcast::error::RecvError;
 /// `GET …/snapshot`: the session as folded, once all of it is on disk.
 pub(in crate::api) async fn snapshot(
     State(state): State<ApiState>,
-    _: Caller,
+    caller: Caller,
     Path(sid): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let session = state.store.get(&sid)?;
+    let session = access::session_for(&state, &caller, &sid)?;
     session
         .read_durable(|snapshot| serde_json::to_value(snapshot))
         .await
@@ -31,10 +33,10 @@ pub(in crate::api) async fn snapshot(
 /// to keep up gets a `lagged` event with the number it missed.
 pub(in crate::api) async fn events(
     State(state): State<ApiState>,
-    _: Caller,
+    caller: Caller,
     Path(sid): Path<String>,
 ) -> Result<Response, ApiError> {
-    let session = state.store.get(&sid)?;
+    let session = access::session_for(&state, &caller, &sid)?;
     let receiver = session.subscribe();
     let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
         let sse = match receiver.recv().await {
