@@ -36,6 +36,6 @@ pub use nodes::{
 };
 pub use snapshot::{History, NodeRef, Snapshot, TimelineEntry};
 pub use validate::{
-    limits, validate_batch, validate_confirmation, validate_response, validate_thread,
-    ValidationError,
+    limits, validate_batch, validate_batch_size, validate_confirmation, validate_response,
+    validate_thread, ValidationError,
 };

@@ -22,6 +22,8 @@ pub mod limits {
     pub const MAX_OPTIONS: usize = 9;
     /// Fewest options an item needs to allow several choices.
     pub const MIN_OPTIONS_FOR_MULTIPLE: usize = 2;
+    /// Most items in one batch asked now (see `validate_batch_size`).
+    pub const MAX_ITEMS: usize = 50;
 }
 
 /// A broken rule: which field, and what the rule is.
@@ -89,6 +91,24 @@ pub fn validate_thread(thread: &ThreadSpec) -> Checked {
     non_empty("thread.id", thread.id.as_str())?;
     non_empty("thread.title", &thread.title)?;
     at_most("thread.title", &thread.title, limits::TITLE_CHARS)
+}
+
+/// Checks that a batch being asked holds at most [`limits::MAX_ITEMS`] items, so that one
+/// request cannot make every frame of its session lay out thousands of items. Checked where a
+/// batch is asked (the local API), not when a log is folded: a log written before the limit
+/// existed must still open.
+pub fn validate_batch_size(batch: &BatchSpec) -> Checked {
+    if batch.items.len() > limits::MAX_ITEMS {
+        return Err(ValidationError::new(
+            "batch.items",
+            format!(
+                "at most {} items (got {}); split the questions into several batches",
+                limits::MAX_ITEMS,
+                batch.items.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks a batch an agent opens.
@@ -483,5 +503,23 @@ mod tests {
             general: None,
         };
         assert!(validate_response(&spec, &yes).is_ok());
+    }
+
+    #[test]
+    fn a_batch_asked_now_holds_at_most_fifty_items_but_an_old_one_still_folds() {
+        let items = |count: usize| {
+            (0..count)
+                .map(|i| choice_item(&format!("q{i}"), 2))
+                .collect()
+        };
+        assert_eq!(validate_batch_size(&batch(items(50))), Ok(()));
+        let error = validate_batch_size(&batch(items(51))).unwrap_err();
+        assert_eq!(error.field, "batch.items");
+        assert!(
+            error.rule.contains("at most 50 items (got 51)"),
+            "{}",
+            error.rule
+        );
+        assert_eq!(validate_batch(&batch(items(51))), Ok(()));
     }
 }

@@ -12,6 +12,7 @@ mod out_target;
 mod permissions;
 mod privilege;
 mod squatting;
+mod work_limits;
 
 use std::path::PathBuf;
 

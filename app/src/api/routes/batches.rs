@@ -39,6 +39,7 @@ pub(in crate::api) async fn open(
     let wait = wait_seconds(body.remove("wait").as_ref())?;
     let thread = mirror::thread_of(&mut body);
     let batch: BatchSpec = mirror::typed(body)?;
+    chatsurface_model::validate_batch_size(&batch).map_err(ApiError::invalid)?;
     let (id, timeout) = (batch.id.clone(), batch.timeout_s);
     append_mirrored(&state, (&caller, &sid), false, move |build| {
         build.add_in_thread(&thread, EventBody::ClarificationBatchOpened { batch });
