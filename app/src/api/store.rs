@@ -112,6 +112,14 @@ impl LiveSession {
         lock(&self.writer)
     }
 
+    /// Whether nothing at all has been written to the session's log.
+    fn is_unwritten(&self) -> bool {
+        let writer = self.lock();
+        writer.snapshot().session.is_none() && writer.sync_point().is_synced() && {
+            std::fs::metadata(writer.path()).is_ok_and(|metadata| metadata.len() == 0)
+        }
+    }
+
     /// The integration that created the session: as its log says, or, before its first
     /// events are written, as the one who asked for it first.
     pub fn created_by(&self) -> Option<String> {
@@ -439,6 +447,26 @@ impl SessionStore {
         let session = Arc::new(LiveSession::new(LogWriter::open(&self.path_of(id))?, start));
         sessions.insert(id.to_owned(), session.clone());
         Ok(session)
+    }
+
+    /// Forgets a session that a refused request created and nothing was written to, and
+    /// removes its empty log, so a refused request leaves no file and holds no file handle.
+    /// A session someone else also holds (another request on its way) is kept: all handles
+    /// to a session are taken under the store's lock, so none can appear meanwhile.
+    pub fn forget_if_unwritten(&self, id: &str, session: Arc<LiveSession>) {
+        let mut sessions = self.lock();
+        let ours = sessions
+            .get(id)
+            .is_some_and(|held| Arc::ptr_eq(held, &session));
+        // One handle in the map, one here: nobody else has it.
+        if ours && Arc::strong_count(&session) == 2 && session.is_unwritten() {
+            sessions.remove(id);
+            drop(session);
+            let path = self.path_of(id);
+            if let Err(error) = std::fs::remove_file(&path) {
+                tracing::warn!("{}: cannot remove the empty log: {error}", path.display());
+            }
+        }
     }
 
     /// Lets every session fold what other writers appended to its log (see

@@ -51,3 +51,61 @@ fn a_batch_of_thousands_of_items_is_refused_and_leaves_nothing_behind() {
     );
     assert_eq!(status, 200, "{reply}");
 }
+
+#[test]
+fn refused_requests_leave_no_session_file_and_hold_no_file_handle() {
+    let surface = Surface::new("cs-security", "refused-requests");
+    let agent = surface.integration("agent", true);
+    let pid = surface.server.as_ref().unwrap().id();
+    let handles = || {
+        std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .unwrap()
+            .count()
+    };
+    let before = handles();
+    for number in 0..200 {
+        let sid = format!("refused-{number}");
+        let (status, _) = surface.http(
+            "POST",
+            &format!("/v1/sessions/{sid}/messages"),
+            Some(&agent),
+            Some(
+                json!({"role": "agent", "text": "Hi", "thread_id": "never-opened"})
+                    .to_string()
+                    .as_bytes(),
+            ),
+        );
+        assert_eq!(status, 400, "a message in a thread never opened is refused");
+    }
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/integrations/agent/dialogs",
+        Some(&agent),
+        Some(json!({"message": ""}).to_string().as_bytes()),
+    );
+    assert_eq!(status, 400, "an empty dialog is refused");
+    let sessions: Vec<_> = std::fs::read_dir(surface.dir.join("data/sessions"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name())
+        .collect();
+    assert!(sessions.is_empty(), "files left behind: {sessions:?}");
+    assert!(
+        handles() <= before + 2,
+        "file handles grew from {before} to {}",
+        handles()
+    );
+    // An accepted request still makes its session.
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/sessions/kept/messages",
+        Some(&agent),
+        Some(
+            json!({"role": "agent", "text": "Hello"})
+                .to_string()
+                .as_bytes(),
+        ),
+    );
+    assert_eq!(status, 200);
+    assert!(surface.dir.join("data/sessions/kept.jsonl").exists());
+}

@@ -36,7 +36,13 @@ pub(in crate::api) async fn open_dialog(
     let mut slot = DialogSlot::reserve(&state, &slug)?;
     // The session named after the slug is the integration's own (others may not create it).
     let session = state.store.get_or_create(&slug, &slug, Some(&slug))?;
-    let (node, timeout) = ask(&session, &slug, body).await?;
+    let (node, timeout) = match ask(&session, &slug, body).await {
+        Ok(asked) => asked,
+        Err(error) => {
+            state.store.forget_if_unwritten(&slug, session);
+            return Err(error);
+        }
+    };
     slot.asked = Some((session.clone(), node));
     let answer = match wait(&state, &session, &slug, node, timeout).await {
         Some(DialogAnswer::Withdrawn) => settle(&session, node, Unanswered::Withdrawn).await?,

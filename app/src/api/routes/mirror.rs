@@ -30,7 +30,7 @@ pub(super) async fn append_mirrored<T>(
     } else {
         access::session_to_write(state, caller, sid)
     }?;
-    let (_, ids) = session
+    let appended = session
         .append_with(|snapshot| {
             let mut build = MirrorBuild::new(snapshot, sid);
             let ids = add(&mut build)?;
@@ -40,8 +40,14 @@ pub(super) async fn append_mirrored<T>(
             }
             Ok::<_, ApiError>((bodies, ids))
         })
-        .await?;
-    Ok(ids)
+        .await;
+    match appended {
+        Ok((_, ids)) => Ok(ids),
+        Err(error) => {
+            state.store.forget_if_unwritten(sid, session);
+            Err(error)
+        }
+    }
 }
 
 /// The human's words come from the window or the operator token only: an integration that
