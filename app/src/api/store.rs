@@ -86,6 +86,8 @@ pub struct LiveSession {
     syncing: AtomicBool,
     /// Written as `session_started` ahead of the first events, if the log has none yet.
     start: Session,
+    /// The last error following the log gave, so it is reported once, not at every look.
+    follow_error: Mutex<Option<String>>,
 }
 
 /// Locks a mutex whose holder may have panicked. A panic while holding the writer cannot
@@ -105,6 +107,7 @@ impl LiveSession {
             fsyncs_ended: watch::channel(0).0,
             syncing: AtomicBool::new(false),
             start,
+            follow_error: Mutex::new(None),
         }
     }
 
@@ -470,13 +473,24 @@ impl SessionStore {
     }
 
     /// Lets every session fold what other writers appended to its log (see
-    /// [`LiveSession::follow`]); a session whose log cannot be read is named on stderr.
-    pub fn follow_all(&self) {
+    /// [`LiveSession::follow`]). A session whose log cannot be followed (another writer
+    /// appended a bad line) is named on stderr once, not at every look, and again only when
+    /// what is wrong changes; its reads go on. Returns the lines it reported.
+    pub fn follow_all(&self) -> Vec<String> {
+        let mut reported = Vec::new();
         for (id, session) in self.all() {
-            if let Err(error) = session.follow() {
-                tracing::warn!("session {id}: {error}");
+            let now = session.follow().err().map(|error| error.to_string());
+            let mut last = lock(&session.follow_error);
+            if let Some(error) = now.as_ref().filter(|error| last.as_ref() != Some(*error)) {
+                let line = format!(
+                    "session {id}: {error}; it takes no more events until that line is mended"
+                );
+                tracing::warn!("{line}");
+                reported.push(line);
             }
+            *last = now;
         }
+        reported
     }
 
     /// Every session, by id.
@@ -792,5 +806,23 @@ mod tests {
             "and returned only once it was fsynced"
         );
         assert_eq!(events.try_recv().unwrap().seq, 3, "which also sent it");
+    }
+
+    #[test]
+    fn a_bad_line_from_another_writer_is_reported_once_and_reads_go_on() {
+        let dir = temp_dir("bad-line-once");
+        let store = SessionStore::open(&dir).unwrap();
+        let session = store.get_or_create("s", "S", None).unwrap();
+        session.append(topic("main")).unwrap();
+        let log = store.path_of("s");
+        let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        std::io::Write::write_all(&mut file, b"{not json}\n").unwrap();
+        let first = store.follow_all();
+        assert_eq!(first.len(), 1, "{first:?}");
+        assert!(first[0].starts_with("session s: "), "{first:?}");
+        for _ in 0..10 {
+            assert!(store.follow_all().is_empty(), "said once only");
+        }
+        assert_eq!(session.read(|snapshot| snapshot.threads.len()), 1);
     }
 }

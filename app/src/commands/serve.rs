@@ -13,6 +13,7 @@ use std::sync::Arc;
 fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
     let data = data_dir();
     warn_if_others_can_read(&data);
+    raise_open_files_limit();
     let store =
         Arc::new(SessionStore::open(&data).map_err(|error| AppError::BadInput(error.to_string()))?);
     let tokens = Arc::new(TokenStore::new(&data));
@@ -25,6 +26,25 @@ fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
         tracing::info!("withdrew {withdrawn} question(s) left open by a previous server");
     }
     Ok((store, tokens))
+}
+
+/// Every session's log stays open while the server runs, one file each, so the usual soft
+/// limit of 1,024 open files would cap how many sessions a server can start with: the soft
+/// limit is raised to the hard one, which is the administrator's to set.
+fn raise_open_files_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if let (Some(soft), Some(hard)) = (limit.current, limit.maximum) {
+        if soft < hard {
+            let raised = Rlimit {
+                current: Some(hard),
+                maximum: Some(hard),
+            };
+            if let Err(error) = setrlimit(Resource::Nofile, raised) {
+                tracing::debug!("the open-files limit stays at {soft}: {error}");
+            }
+        }
+    }
 }
 
 /// A data directory made before chatsurface made it private (or loosened since) lets other

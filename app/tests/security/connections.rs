@@ -115,3 +115,40 @@ fn answers(socket: &Path, wait: Duration) -> bool {
     }
     false
 }
+
+#[test]
+fn serve_starts_with_more_session_logs_than_its_soft_open_files_limit() {
+    let dir = super::scratch("many-logs");
+    let sessions = dir.join("data/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    for number in 0..300 {
+        let line = serde_json::json!({"v":1,"seq":1,"at":"2026-12-01T00:00:00Z","type":"session_started","session":{"id":format!("s{number}"),"title":"Old"}});
+        std::fs::write(
+            sessions.join(format!("s{number}.jsonl")),
+            format!("{line}\n"),
+        )
+        .unwrap();
+    }
+    let socket = dir.join("run/api.sock");
+    // The soft limit only, as a login shell's 1,024 is: the hard one is left as it is.
+    let mut server = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -Sn 128 && exec {} serve",
+            env!("CARGO_BIN_EXE_chatsurface")
+        ))
+        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
+        .env("CHATSURFACE_SOCKET", &socket)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let served = answers(&socket, Duration::from_secs(30));
+    let ended = server.try_wait().unwrap();
+    let _ = server.kill();
+    let output = server.wait_with_output().unwrap();
+    assert!(
+        served && ended.is_none(),
+        "serve did not start with 300 logs: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
