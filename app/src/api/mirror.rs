@@ -205,7 +205,12 @@ impl<'a> MirrorBuild<'a> {
                 thread: ThreadSpec {
                     id: MAIN_THREAD.into(),
                     parent: None,
-                    title: self.session_id.to_owned(),
+                    // A session id may be longer than a title may: 128 chars to 60.
+                    title: self
+                        .session_id
+                        .chars()
+                        .take(chatsurface_model::limits::TITLE_CHARS)
+                        .collect(),
                     kind: ThreadKind::Topic,
                 },
             });

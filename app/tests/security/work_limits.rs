@@ -109,3 +109,24 @@ fn refused_requests_leave_no_session_file_and_hold_no_file_handle() {
     assert_eq!(status, 200);
     assert!(surface.dir.join("data/sessions/kept.jsonl").exists());
 }
+
+#[test]
+fn a_session_id_of_the_longest_allowed_length_takes_messages() {
+    let surface = Surface::new("cs-security", "long-session-id");
+    let agent = surface.integration("agent", false);
+    let sid = "s".repeat(128);
+    let (status, reply) = surface.http(
+        "POST",
+        &format!("/v1/sessions/{sid}/messages"),
+        Some(&agent),
+        Some(json!({"role": "agent", "text": "Hello"}).to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{reply}");
+    let (status, _) = surface.http(
+        "POST",
+        &format!("/v1/sessions/{}/messages", "s".repeat(129)),
+        Some(&agent),
+        Some(json!({"role": "agent", "text": "Hello"}).to_string().as_bytes()),
+    );
+    assert_eq!(status, 400);
+}
