@@ -127,6 +127,9 @@ fn parse_line(line: &str) -> Result<ParsedLine, String> {
     })))
 }
 
+/// The UTF-8 byte-order mark, tolerated at the start of a log.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Folds the text of a log. `path` is used only to name the file in errors.
 pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> {
     let error = |line: usize, kind: LogErrorKind, message: String| LogError {
@@ -137,7 +140,12 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
     };
     let mut snapshot = Snapshot::default();
     let mut warnings = Vec::new();
-    let mut offset = 0usize;
+    // A byte-order mark some editors write is not part of the first line.
+    let mut offset = if bytes.starts_with(UTF8_BOM) {
+        UTF8_BOM.len()
+    } else {
+        0
+    };
     let mut line_number = 0usize;
     while offset < bytes.len() {
         line_number += 1;
@@ -164,6 +172,18 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
                 snapshot
                     .apply(event)
                     .map_err(|fold| error(line_number, LogErrorKind::Fold, fold.to_string()))?;
+            }
+            // Our writers never put a CR outside a line's JSON escapes, so a tail holding one
+            // is lines broken by CR alone (an old Mac editor), not a line cut short: cutting it
+            // off as torn would throw the whole log away.
+            Err(_) if !terminated && raw.contains(&b'\r') => {
+                return Err(error(
+                    line_number,
+                    LogErrorKind::Parse,
+                    "lines end with a carriage return (CR) alone; a v1 log ends each line with \
+                     LF (\\n)"
+                        .to_owned(),
+                ));
             }
             Err(_) if !terminated => {
                 warnings.push(format!(
@@ -1062,6 +1082,31 @@ mod tests {
         assert!(
             writer.append(message("m5")).is_err(),
             "and it takes no more"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_cr_only_lines_are_an_error_never_a_torn_tail() {
+        let path = temp_log("bom-and-cr");
+        let line = message_line(3, "m1");
+        std::fs::write(&path, format!("\u{feff}{HEAD}{line}")).unwrap();
+        let loaded = read_log(&path).unwrap();
+        assert_eq!(loaded.snapshot.last_seq, 3);
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+
+        let cr_only = format!("{HEAD}{line}").replace('\n', "\r");
+        std::fs::write(&path, &cr_only).unwrap();
+        let error = read_log(&path).unwrap_err();
+        assert_eq!(error.kind, LogErrorKind::Parse);
+        assert!(
+            error.message.contains("carriage return (CR) alone"),
+            "{error}"
+        );
+        assert!(LogWriter::open(&path).is_err());
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            cr_only,
+            "nothing cut off"
         );
     }
 }

@@ -55,8 +55,10 @@ const DETECT_LINES: usize = 8;
 
 /// The format of a file, from its first lines; `None` when it is none this build reads.
 pub fn detect(bytes: &[u8]) -> Option<Format> {
-    let mut lines = bytes
-        .split(|&byte| byte == b'\n')
+    // Lines broken by CR alone are still told apart, so that the reader of their format can
+    // say what is wrong with them.
+    let mut lines = without_bom(bytes)
+        .split(|&byte| byte == b'\n' || byte == b'\r')
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
         .take(DETECT_LINES)
         .peekable();
@@ -280,6 +282,11 @@ impl AgentTranscript {
     }
 }
 
+/// `bytes` without the UTF-8 byte-order mark some editors and tools put first.
+fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
 /// The JSON objects of a file's whole lines; a line that is not one is skipped with a warning
 /// naming `path:line`, and a last line without its newline (still being written) is left for
 /// the next read.
@@ -304,6 +311,7 @@ pub(crate) fn for_each_json_line(
     warnings: &mut Vec<String>,
     mut take: impl FnMut(serde_json::Value),
 ) {
+    let bytes = without_bom(bytes);
     let whole = match bytes.iter().rposition(|&byte| byte == b'\n') {
         Some(end) => &bytes[..=end],
         None => &bytes[..0],

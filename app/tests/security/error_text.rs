@@ -43,3 +43,43 @@ fn an_error_quoting_hostile_text_is_one_inert_bounded_line() {
     );
     assert!(!dir.join("frame.png").exists(), "nothing half-written");
 }
+
+#[test]
+fn a_log_with_a_byte_order_mark_opens_and_one_broken_by_cr_alone_is_refused_untouched() {
+    let dir = super::scratch("bom-cr");
+    let lines = [
+        json!({"v":1,"seq":1,"at":"2026-12-01T00:00:00Z","type":"session_started","session":{"id":"s","title":"T"}}),
+        json!({"v":1,"seq":2,"at":"2026-12-01T00:00:00Z","type":"thread_opened","thread":{"id":"main","parent":null,"title":"Main","kind":"topic"}}),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let snapshot = |log: &std::path::Path| {
+        Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+            .arg("snapshot")
+            .arg(log)
+            .output()
+            .unwrap()
+    };
+    let bom = dir.join("bom.jsonl");
+    std::fs::write(&bom, format!("\u{feff}{text}")).unwrap();
+    let output = snapshot(&bom);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let folded: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(folded["last_seq"], 2);
+
+    let cr = dir.join("cr.jsonl");
+    let cr_text = text.replace('\n', "\r");
+    std::fs::write(&cr, &cr_text).unwrap();
+    let output = snapshot(&cr);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(65), "{stderr}");
+    assert!(stderr.contains("carriage return (CR) alone"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&cr).unwrap(),
+        cr_text,
+        "never cut as a torn line"
+    );
+}

@@ -119,14 +119,22 @@ fn a_session_id_of_the_longest_allowed_length_takes_messages() {
         "POST",
         &format!("/v1/sessions/{sid}/messages"),
         Some(&agent),
-        Some(json!({"role": "agent", "text": "Hello"}).to_string().as_bytes()),
+        Some(
+            json!({"role": "agent", "text": "Hello"})
+                .to_string()
+                .as_bytes(),
+        ),
     );
     assert_eq!(status, 200, "{reply}");
     let (status, _) = surface.http(
         "POST",
         &format!("/v1/sessions/{}/messages", "s".repeat(129)),
         Some(&agent),
-        Some(json!({"role": "agent", "text": "Hello"}).to_string().as_bytes()),
+        Some(
+            json!({"role": "agent", "text": "Hello"})
+                .to_string()
+                .as_bytes(),
+        ),
     );
     assert_eq!(status, 400);
 }
