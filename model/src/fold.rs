@@ -89,10 +89,18 @@ impl Snapshot {
         Ok(())
     }
 
-    /// Records that an event of a type this build does not know was skipped.
-    pub fn skip_unknown(&mut self, seq: u64) {
+    /// Records that an event of a type this build does not know was skipped. Its `seq` must
+    /// follow the last one all the same: a type unknown here is no way around the order.
+    pub fn skip_unknown(&mut self, seq: u64) -> Result<(), FoldError> {
+        if seq <= self.last_seq {
+            return Err(FoldError {
+                event_type: "an event of a type this build does not know",
+                reason: format!("seq {seq} does not follow seq {}", self.last_seq),
+            });
+        }
         self.unknown_events += 1;
-        self.last_seq = self.last_seq.max(seq);
+        self.last_seq = seq;
+        Ok(())
     }
 
     fn thread_for(&self, id: &ThreadId, field: &str) -> Result<usize, String> {

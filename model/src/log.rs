@@ -166,7 +166,9 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
             });
         match parsed {
             Ok(None) => {}
-            Ok(Some(ParsedLine::Unknown { seq })) => snapshot.skip_unknown(seq),
+            Ok(Some(ParsedLine::Unknown { seq })) => snapshot
+                .skip_unknown(seq)
+                .map_err(|fold| error(line_number, LogErrorKind::Fold, fold.to_string()))?,
             Ok(Some(ParsedLine::Known(event))) => {
                 let event = *event;
                 snapshot
@@ -533,7 +535,11 @@ impl LogWriter {
                 })?;
             match parsed {
                 None => {}
-                Some(ParsedLine::Unknown { seq }) => self.snapshot.skip_unknown(seq),
+                Some(ParsedLine::Unknown { seq }) => {
+                    self.snapshot.skip_unknown(seq).map_err(|fold| {
+                        self.error(LogErrorKind::Fold, format!("the line at byte {at}: {fold}"))
+                    })?;
+                }
                 Some(ParsedLine::Known(event)) => {
                     self.snapshot.apply((*event).clone()).map_err(|fold| {
                         self.error(LogErrorKind::Fold, format!("the line at byte {at}: {fold}"))
@@ -764,6 +770,18 @@ mod tests {
         assert_eq!(loaded.snapshot.unknown_events, 1);
         assert_eq!(loaded.snapshot.last_seq, 4);
         assert!(loaded.warnings.is_empty());
+    }
+
+    #[test]
+    fn an_unknown_type_is_no_way_around_the_seq_order() {
+        let text = format!(
+            "{HEAD}{}\n{}\n",
+            message_line(3, "m1"),
+            r#"{"v":1,"seq":2,"at":"2026-11-30T09:00:03Z","type":"reaction_added","emoji":"+1"}"#,
+        );
+        let error = fold_log_bytes(Path::new("s.jsonl"), text.as_bytes()).unwrap_err();
+        assert_eq!(error.line, Some(4));
+        assert!(error.message.contains("seq 2 does not follow seq 3"), "{error}");
     }
 
     #[test]
