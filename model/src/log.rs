@@ -781,7 +781,10 @@ mod tests {
         );
         let error = fold_log_bytes(Path::new("s.jsonl"), text.as_bytes()).unwrap_err();
         assert_eq!(error.line, Some(4));
-        assert!(error.message.contains("seq 2 does not follow seq 3"), "{error}");
+        assert!(
+            error.message.contains("seq 2 does not follow seq 3"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -238,7 +238,26 @@ impl<'a> MirrorBuild<'a> {
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        self.add_in_thread(&thread, event(map)?);
+        let event = event(map)?;
+        if id.trim().is_empty() {
+            return Err(ApiError::new(ErrorCode::Invalid, "id: must not be empty").with_field("id"));
+        }
+        // The fold keeps message ids unique; decision ids are checked here, where they are
+        // asked for, so that logs written before the rule still open.
+        if let EventBody::DecisionRecorded { decision } = &event {
+            let taken = self.snapshot.decisions.iter().any(|known| known.spec.id == decision.id)
+                || self.events.iter().any(|built| {
+                    matches!(built, EventBody::DecisionRecorded { decision: other } if other.id == decision.id)
+                });
+            if taken {
+                return Err(ApiError::new(
+                    ErrorCode::Invalid,
+                    format!("id: decision \"{id}\" is already used"),
+                )
+                .with_field("id"));
+            }
+        }
+        self.add_in_thread(&thread, event);
         Ok(id)
     }
 
@@ -361,5 +380,26 @@ mod tests {
         assert_eq!(error.field.as_deref(), Some("events"));
         let error = build(&snapshot, json!([1])).unwrap_err();
         assert_eq!(error.field.as_deref(), Some("events[0]"));
+    }
+
+    #[test]
+    fn empty_ids_and_a_decision_id_used_twice_are_refused() {
+        let snapshot = Snapshot::default();
+        let error = build(
+            &snapshot,
+            json!([{"type": "message", "id": " ", "role": "agent", "text": "x"}]),
+        )
+        .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("events[0].id"), "{error:?}");
+        let error = build(
+            &snapshot,
+            json!([
+                {"type": "decision", "id": "d", "text": "Yes."},
+                {"type": "decision", "id": "d", "text": "No."}
+            ]),
+        )
+        .unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("events[1].id"), "{error:?}");
+        assert!(error.message.contains("already used"), "{}", error.message);
     }
 }
