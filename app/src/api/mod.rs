@@ -53,7 +53,13 @@ pub struct ApiState {
     waiting: Arc<Mutex<HashSet<String>>>,
     /// Flips to true when the server shuts down, so waiting dialogs are withdrawn.
     shutdown: watch::Receiver<bool>,
+    /// Snapshots being turned into JSON at once: each can be as large as its session, so
+    /// their number, not the number of requests, bounds the memory they take.
+    snapshots: Arc<tokio::sync::Semaphore>,
 }
+
+/// How many snapshot responses are built at once; the others wait their turn.
+const SNAPSHOTS_AT_ONCE: usize = 2;
 
 impl ApiState {
     /// State over a store and a token store; `shutdown` turns true when the server stops.
@@ -67,6 +73,7 @@ impl ApiState {
             tokens,
             waiting: Arc::new(Mutex::new(HashSet::new())),
             shutdown,
+            snapshots: Arc::new(tokio::sync::Semaphore::new(SNAPSHOTS_AT_ONCE)),
         }
     }
 }

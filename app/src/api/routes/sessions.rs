@@ -11,8 +11,6 @@ use crate::api::ApiState;
 use axum::extract::{Path, State};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
-use serde_json::Value;
 use tokio::sync::broadcast::error::RecvError;
 
 /// `GET …/snapshot`: the session as folded, once all of it is on disk.
@@ -20,12 +18,24 @@ pub(in crate::api) async fn snapshot(
     State(state): State<ApiState>,
     caller: Caller,
     Path(sid): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let session = access::session_for(&state, &caller, &sid)?;
-    session
-        .read_durable(|snapshot| serde_json::to_value(snapshot))
+    // Held until the response is built: a snapshot's JSON is as large as its session.
+    let _turn = state
+        .snapshots
+        .acquire()
         .await
-        .map(Json)
+        .map_err(|error| ApiError::new(ErrorCode::Internal, error.to_string()))?;
+    session
+        .read_durable(|snapshot| serde_json::to_vec(snapshot))
+        .await
+        .map(|bytes| {
+            (
+                [(axum::http::header::CONTENT_TYPE, "application/json")],
+                bytes,
+            )
+                .into_response()
+        })
         .map_err(|error| ApiError::new(ErrorCode::Internal, error.to_string()))
 }
 
