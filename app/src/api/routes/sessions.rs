@@ -27,7 +27,7 @@ pub(in crate::api) async fn snapshot(
         .await
         .map_err(|error| ApiError::new(ErrorCode::Internal, error.to_string()))?;
     session
-        .read_durable(|snapshot| serde_json::to_vec(snapshot))
+        .read_durable(serde_json::to_vec)
         .await
         .map(|bytes| {
             (
