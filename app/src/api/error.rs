@@ -14,6 +14,8 @@ use serde::Serialize;
 pub enum ErrorCode {
     /// The body is not JSON, or not an object.
     BadJson,
+    /// The body could not be read whole (a broken chunked encoding, a connection cut).
+    BadBody,
     /// A field breaks a rule (its name is in `field`).
     Invalid,
     /// No token, or a token nobody has.
@@ -44,7 +46,7 @@ impl ErrorCode {
     /// The HTTP status of an error of this kind.
     pub fn status(self) -> u16 {
         match self {
-            ErrorCode::BadJson | ErrorCode::Invalid => 400,
+            ErrorCode::BadJson | ErrorCode::BadBody | ErrorCode::Invalid => 400,
             ErrorCode::Unauthorized => 401,
             ErrorCode::Forbidden | ErrorCode::DialogsDisabled => 403,
             ErrorCode::NotFound => 404,

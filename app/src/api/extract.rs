@@ -115,13 +115,34 @@ impl<S: Send + Sync> FromRequest<S> for RawBody {
         axum::body::to_bytes(request.into_body(), MAX_BODY_BYTES)
             .await
             .map(RawBody)
-            .map_err(|_| {
-                ApiError::new(
-                    ErrorCode::TooLarge,
-                    format!("the body is over {MAX_BODY_BYTES} bytes"),
-                )
+            .map_err(|error| {
+                // Only a body over the limit is too large; one that could not be read (a
+                // broken chunked encoding) is the client's broken request.
+                if is_over_the_limit(&error) {
+                    ApiError::new(
+                        ErrorCode::TooLarge,
+                        format!("the body is over {MAX_BODY_BYTES} bytes"),
+                    )
+                } else {
+                    ApiError::new(
+                        ErrorCode::BadBody,
+                        format!("the body could not be read: {error}"),
+                    )
+                }
             })
     }
+}
+
+/// Whether reading a body failed because it passed the limit.
+fn is_over_the_limit(error: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(current) = cause {
+        if current.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        cause = current.source();
+    }
+    false
 }
 
 /// A request body that is one JSON object (any other JSON, or none, is `bad_json`).

@@ -138,3 +138,39 @@ fn a_session_id_of_the_longest_allowed_length_takes_messages() {
     );
     assert_eq!(status, 400);
 }
+
+/// The reply to one raw request: its status code and body.
+fn raw_exchange(surface: &Surface, request: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::os::unix::net::UnixStream::connect(surface.socket()).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    // The server may answer and close before a body over the limit is all sent.
+    let _ = stream.write_all(request);
+    let mut reply = Vec::new();
+    let _ = stream.read_to_end(&mut reply);
+    let reply = String::from_utf8_lossy(&reply).into_owned();
+    let status = reply
+        .get(9..12)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (status, reply)
+}
+
+#[test]
+fn a_broken_chunked_body_is_a_bad_request_and_only_an_oversized_one_too_large() {
+    let surface = Surface::new("cs-security", "chunked");
+    let agent = surface.integration("agent", false);
+    let head = format!(
+        "POST /v1/sessions/work/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {agent}\r\nContent-Type: application/json\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    let broken = format!("{head}zz\r\n{{}}\r\n0\r\n\r\n");
+    let (status, reply) = raw_exchange(&surface, broken.as_bytes());
+    assert_eq!(status, 400, "{reply}");
+    assert!(reply.contains("\"bad_body\""), "{reply}");
+    let big = "x".repeat(2 * 1024 * 1024);
+    let oversized = format!("{head}{:x}\r\n{big}\r\n0\r\n\r\n", big.len());
+    let (status, reply) = raw_exchange(&surface, oversized.as_bytes());
+    assert_eq!(status, 413, "{}", &reply[..reply.len().min(300)]);
+}
