@@ -11,6 +11,7 @@
 //! the protocol; nothing else may print there.
 
 mod client;
+mod framing;
 mod mapping;
 mod schema;
 
@@ -71,7 +72,7 @@ impl McpConfig {
 /// Serves the tools on stdin/stdout until the client closes the connection.
 pub async fn serve_stdio(config: McpConfig) -> Result<(), String> {
     let service = ChatSurfaceMcp::new(config)
-        .serve(rmcp::transport::stdio())
+        .serve(framing::frame(tokio::io::stdin(), tokio::io::stdout()))
         .await
         .map_err(|error| format!("the MCP session did not start: {error}"))?;
     service
