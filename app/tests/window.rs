@@ -21,6 +21,23 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The transcript a real agent wrote for a scenario: the `.jsonl` file in
+/// `tests/fixtures/agents/<agent-version>/<scenario>/`.
+fn agent_fixture(scenario: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/agents")
+        .join(scenario);
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap_or_else(|| panic!("{}: no transcript", dir.display()))
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("chatsurface-window-{}-{name}", std::process::id()));
@@ -678,17 +695,7 @@ fn a_claude_code_session_grows_in_the_window_as_claude_code_writes_it() {
         return;
     }
     let dir = scratch("claude-follow");
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/agents/claude-code-2.1.328/interactive");
-    let source = std::fs::read_dir(&fixtures)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .unwrap();
+    let source = agent_fixture("claude-code-2.1.328/interactive");
     let whole = std::fs::read_to_string(&source).unwrap();
     let lines: Vec<&str> = whole.lines().collect();
     let answered = lines
@@ -730,17 +737,7 @@ fn ctrl_p_switches_to_a_codex_session_typed_for() {
     // A rollout the real Codex CLI wrote, where Codex keeps them.
     let day = display.runtime.join("codex-sessions/2026/12/04");
     std::fs::create_dir_all(&day).unwrap();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/agents/codex-0.169.0/exec-command");
-    let rollout = std::fs::read_dir(&fixtures)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .unwrap();
+    let rollout = agent_fixture("codex-0.169.0/exec-command");
     let copied = day.join(rollout.file_name().unwrap());
     std::fs::copy(&rollout, &copied).unwrap();
     let listed = display

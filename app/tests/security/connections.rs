@@ -58,19 +58,8 @@ fn silent_and_slow_connections_are_closed_and_the_server_keeps_answering() {
 #[test]
 fn more_connections_than_file_handles_do_not_end_the_server() {
     let dir = super::scratch("fd-limit");
-    let socket = dir.join("run/api.sock");
     // A server with room for 64 open files in all.
-    let mut server = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -n 64 && exec {} serve",
-            env!("CARGO_BIN_EXE_chatsurface")
-        ))
-        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
-        .env("CHATSURFACE_SOCKET", &socket)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let (mut server, socket) = serve_under_ulimit(&dir, "-n 64", Stdio::null());
     let started = Instant::now();
     while UnixStream::connect(&socket).is_err() {
         assert!(
@@ -93,6 +82,27 @@ fn more_connections_than_file_handles_do_not_end_the_server() {
     let _ = server.kill();
     let _ = server.wait();
     assert!(served, "serve answers again once the connections are gone");
+}
+
+/// `serve` over `dir/data`, listening at `dir/run/api.sock`, under `ulimit LIMIT`.
+fn serve_under_ulimit(
+    dir: &Path,
+    limit: &str,
+    stderr: Stdio,
+) -> (std::process::Child, std::path::PathBuf) {
+    let socket = dir.join("run/api.sock");
+    let server = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit {limit} && exec {} serve",
+            env!("CARGO_BIN_EXE_chatsurface")
+        ))
+        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
+        .env("CHATSURFACE_SOCKET", &socket)
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    (server, socket)
 }
 
 /// Whether a request is answered (any HTTP status) within `wait`.
@@ -129,19 +139,8 @@ fn serve_starts_with_more_session_logs_than_its_soft_open_files_limit() {
         )
         .unwrap();
     }
-    let socket = dir.join("run/api.sock");
     // The soft limit only, as a login shell's 1,024 is: the hard one is left as it is.
-    let mut server = Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "ulimit -Sn 128 && exec {} serve",
-            env!("CARGO_BIN_EXE_chatsurface")
-        ))
-        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
-        .env("CHATSURFACE_SOCKET", &socket)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let (mut server, socket) = serve_under_ulimit(&dir, "-Sn 128", Stdio::piped());
     let served = answers(&socket, Duration::from_secs(30));
     let ended = server.try_wait().unwrap();
     let _ = server.kill();
