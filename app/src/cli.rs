@@ -252,30 +252,14 @@ pub struct BenchArgs {
     pub frames: usize,
 }
 
-/// Prints a clap error as one line (help and version print in full) and picks the exit code.
+/// Prints a clap error as clap words it (help and version in full; a usage error with what
+/// is missing or wrong, clap's "did you mean", the subcommand's usage and where its help is)
+/// and picks the exit code: 0 for help and version, 64 for bad usage.
 pub fn report_usage_error(error: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
+    let _ = error.print();
     match error.kind() {
-        ErrorKind::DisplayHelp
-        | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-            let _ = error.print();
-            if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                ExitCode::from(64)
-            } else {
-                ExitCode::SUCCESS
-            }
-        }
-        _ => {
-            let rendered = error.render().to_string();
-            let first = rendered
-                .lines()
-                .find(|line| !line.trim().is_empty())
-                .unwrap_or("bad usage");
-            let first = first.trim_start_matches("error: ");
-            let first = crate::logging::one_line(&first);
-            eprintln!("error: {first} (see chatsurface --help)");
-            ExitCode::from(64)
-        }
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => ExitCode::SUCCESS,
+        _ => ExitCode::from(64),
     }
 }

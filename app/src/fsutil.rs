@@ -95,7 +95,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Atom
 }
 
 /// What a file that is not a regular file is, in words.
-fn kind_of(file_type: &fs::FileType) -> &'static str {
+pub(crate) fn kind_of(file_type: &fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if file_type.is_symlink() {
         "a symbolic link"

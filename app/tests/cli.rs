@@ -140,25 +140,50 @@ fn a_torn_tail_renders_with_a_warning() {
 }
 
 #[test]
-fn bad_flags_are_one_line_usage_errors() {
+fn bad_flags_are_usage_errors_that_say_what_to_type() {
     let out = scratch("flags.png");
-    for (flags, needle) in [
-        (vec!["--theme", "neon"], "neon"),
-        (vec!["--width", "10"], "--width"),
-        (vec!["--height", "abc"], "abc"),
-        (vec!["--scale", "9"], "--scale"),
-        (vec!["--focus", "no-such-thread"], "no-such-thread"),
+    for (flags, first, also) in [
+        (
+            vec!["--theme", "neon"],
+            "neon",
+            "[possible values: dark, light, cockpit]",
+        ),
+        (
+            vec!["--widht", "1000"],
+            "--widht",
+            "a similar argument exists: '--width'",
+        ),
+        (
+            vec!["--height", "abc"],
+            "abc",
+            "For more information, try '--help'.",
+        ),
+        (vec!["--width", "10"], "--width", "between 240 and 16384"),
+        (vec!["--scale", "9"], "--scale", "between 0.5 and 4"),
+        (
+            vec!["--focus", "no-such-thread"],
+            "no-such-thread",
+            "no-such-thread",
+        ),
     ] {
         let output = render(&fixture("minimal-ru.jsonl"), &out, &flags);
         assert_eq!(output.status.code(), Some(64), "{flags:?}");
         let lines = stderr_lines(&output);
-        assert_eq!(lines.len(), 1, "{flags:?}: {lines:?}");
         assert!(
-            lines[0].starts_with("error: ") && lines[0].contains(needle),
+            lines[0].starts_with("error: ") && lines[0].contains(first),
+            "{flags:?}: {lines:?}"
+        );
+        assert!(
+            lines.iter().any(|line| line.contains(also)),
             "{flags:?}: {lines:?}"
         );
         assert!(!out.exists(), "{flags:?}");
     }
+    // A missing flag is named.
+    let output = chatsurface(&["render", fixture("minimal-ru.jsonl").to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(64));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--out <OUT>"), "{stderr}");
 }
 
 #[test]

@@ -182,7 +182,8 @@ pub struct ClarificationBatch {
 }
 
 /// How long from `now` until a question asked at `opened_at` (RFC 3339) with a timeout of
-/// `timeout_s` seconds expires (zero once it has); none without a timeout or a readable time.
+/// `timeout_s` seconds expires (zero once it has); none without a timeout, a readable time or
+/// a deadline a date can hold.
 /// The one rule for batches and confirmations alike.
 pub(crate) fn time_left(
     opened_at: &str,
@@ -192,7 +193,9 @@ pub(crate) fn time_left(
     use time::format_description::well_known::Rfc3339;
     let timeout = timeout_s.filter(|seconds| seconds.is_finite())?;
     let opened = time::OffsetDateTime::parse(opened_at, &Rfc3339).ok()?;
-    let due = opened + time::Duration::seconds_f64(timeout.clamp(0.0, 1e9));
+    // A time near the end of year 9999 plus its timeout is past what a date can hold: such a
+    // question has no deadline one can reach, rather than a panic.
+    let due = opened.checked_add(time::Duration::seconds_f64(timeout.clamp(0.0, 1e9)))?;
     let left = due - time::OffsetDateTime::from(now);
     Some(std::time::Duration::try_from(left).unwrap_or(std::time::Duration::ZERO))
 }
@@ -262,5 +265,12 @@ mod tests {
         );
         assert_eq!(batch(None, opened).time_left(SystemTime::now()), None);
         assert_eq!(batch(Some(90.0), "yesterday").time_left(later(0)), None);
+    }
+
+    #[test]
+    fn a_deadline_past_the_last_date_is_none_not_a_panic() {
+        let now = SystemTime::now();
+        assert_eq!(time_left("9999-12-31T23:59:59Z", Some(1.0), now), None);
+        assert!(time_left("9999-12-31T23:59:00Z", Some(1.0), now).is_some());
     }
 }

@@ -95,6 +95,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 /// transcript is not read twice); `None` when it is none this build reads.
 pub fn detect_file(path: &Path) -> Result<Option<Format>, AppError> {
     use std::io::{BufRead, Read};
+    regular_file(path)?;
     let file = std::fs::File::open(path).map_err(|error| read_error(path, &error))?;
     let mut head = Vec::new();
     let mut reader = std::io::BufReader::new(file).take(64 << 20);
@@ -120,6 +121,7 @@ pub(crate) struct ReadTranscript {
 
 /// Reads a session file in `format` (detected when `None`) into a snapshot.
 pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> {
+    regular_file(path)?;
     let bytes = std::fs::read(path).map_err(|error| read_error(path, &error))?;
     match format.or_else(|| detect(&bytes)) {
         Some(Format::Chatsurface) => Ok(fold_log_bytes(path, &bytes)?),
@@ -138,6 +140,20 @@ pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> 
 }
 
 /// A file that cannot be read: one line naming it and why (exit 66).
+/// Refuses what is not a regular file before it is opened: `/dev/zero` never ends and a FIFO
+/// with no writer never answers, so reading either would hang (exit 66, one line).
+fn regular_file(path: &Path) -> Result<(), AppError> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if !metadata.is_file() => Err(AppError::NoInput(format!(
+            "{}: cannot read the file: it is {}; a session is a regular file",
+            path.display(),
+            crate::fsutil::kind_of(&metadata.file_type())
+        ))),
+        Ok(_) => Ok(()),
+        Err(error) => Err(read_error(path, &error)),
+    }
+}
+
 fn read_error(path: &Path, error: &std::io::Error) -> AppError {
     let why = match error.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_owned(),

@@ -8,6 +8,7 @@
 mod common_surface;
 mod connections;
 mod error_text;
+mod hostile_logs;
 mod out_target;
 mod permissions;
 mod privilege;
