@@ -519,7 +519,7 @@ fn choose_overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> 
         chosen: &chosen,
         out: Vec::new(),
     };
-    emitter.emit_level(&tree.roots, 0);
+    emitter.emit_tree(&tree.roots);
     let mut out = emitter.out;
     add_decisions(snapshot, intent, &chosen, budget, &mut out);
     out
@@ -534,44 +534,84 @@ struct RowEmitter<'a> {
     out: Vec<OverviewRow>,
 }
 
-impl RowEmitter<'_> {
-    fn emit_level(&mut self, level: &[usize], depth: u8) {
-        let (mut left_out, mut left_out_resolved) = (0, 0);
-        for &thread in level {
+/// One level of the thread tree being written: its threads, the next one to look at, and
+/// what it has left out so far.
+struct Level<'a> {
+    threads: &'a [usize],
+    next: usize,
+    depth: u8,
+    left_out: usize,
+    left_out_resolved: usize,
+}
+
+impl<'a> Level<'a> {
+    fn new(threads: &'a [usize], depth: u8) -> Level<'a> {
+        Level {
+            threads,
+            next: 0,
+            depth,
+            left_out: 0,
+            left_out_resolved: 0,
+        }
+    }
+}
+
+impl<'a> RowEmitter<'a> {
+    /// Writes each chosen thread's row, its open questions, then its children's rows, depth
+    /// first; threads left out of a level are summed into one row after it. The walk keeps
+    /// its own stack: an agent can nest threads 50,000 deep, and recursion that deep would
+    /// overflow the call stack.
+    fn emit_tree(&mut self, roots: &'a [usize]) {
+        let tree = self.tree;
+        let mut stack = vec![Level::new(roots, 0)];
+        while let Some(level) = stack.last_mut() {
+            let Some(&thread) = level.threads.get(level.next) else {
+                if level.left_out > 0 {
+                    let entry = OverviewEntry::Collapsed {
+                        threads: level.left_out,
+                        resolved: level.left_out_resolved,
+                    };
+                    self.out.push(OverviewRow {
+                        depth: level.depth,
+                        entry,
+                    });
+                }
+                stack.pop();
+                continue;
+            };
+            level.next += 1;
             if !self.chosen[thread] {
-                left_out += self.tree.subtree_size[thread];
-                left_out_resolved += self.tree.subtree_resolved[thread];
+                level.left_out += tree.subtree_size[thread];
+                level.left_out_resolved += tree.subtree_resolved[thread];
                 continue;
             }
-            let focused = self.intent.focus == Some(thread);
-            self.out.push(OverviewRow {
-                depth,
-                entry: OverviewEntry::Thread { thread, focused },
-            });
-            let open = &self.questions[thread];
-            let listed = open.len().min(QUESTIONS_PER_THREAD);
-            for &node in &open[..listed] {
-                self.out.push(OverviewRow {
-                    depth: depth + 1,
-                    entry: OverviewEntry::Question { node },
-                });
-            }
-            if open.len() > listed {
-                let count = open.len() - listed;
-                self.out.push(OverviewRow {
-                    depth: depth + 1,
-                    entry: OverviewEntry::MoreQuestions { count },
-                });
-            }
-            let tree = self.tree;
-            self.emit_level(&tree.children[thread], depth.saturating_add(1));
+            let depth = level.depth;
+            self.emit_thread(thread, depth);
+            stack.push(Level::new(&tree.children[thread], depth.saturating_add(1)));
         }
-        if left_out > 0 {
-            let entry = OverviewEntry::Collapsed {
-                threads: left_out,
-                resolved: left_out_resolved,
-            };
-            self.out.push(OverviewRow { depth, entry });
+    }
+
+    /// A thread's row and those of its open questions.
+    fn emit_thread(&mut self, thread: usize, depth: u8) {
+        let focused = self.intent.focus == Some(thread);
+        self.out.push(OverviewRow {
+            depth,
+            entry: OverviewEntry::Thread { thread, focused },
+        });
+        let open = &self.questions[thread];
+        let listed = open.len().min(QUESTIONS_PER_THREAD);
+        for &node in &open[..listed] {
+            self.out.push(OverviewRow {
+                depth: depth.saturating_add(1),
+                entry: OverviewEntry::Question { node },
+            });
+        }
+        if open.len() > listed {
+            let count = open.len() - listed;
+            self.out.push(OverviewRow {
+                depth: depth.saturating_add(1),
+                entry: OverviewEntry::MoreQuestions { count },
+            });
         }
     }
 }
@@ -893,5 +933,34 @@ mod tests {
             })
             .collect();
         assert_eq!(order, vec![0, 2, 3, 1], "open work, then recency");
+    }
+
+    #[test]
+    fn a_chain_of_fifty_thousand_nested_threads_is_walked_without_recursion() {
+        // Run on a thread with a small stack: a recursive walk of this chain overflows it.
+        let walked = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| {
+                let mut events = vec![thread("t0", None)];
+                for level in 1..50_000 {
+                    events.push(thread(
+                        &format!("t{level}"),
+                        Some(&format!("t{}", level - 1)),
+                    ));
+                }
+                events.push(batch("deep", "t49999"));
+                let snapshot = snapshot_from(&events);
+                let view = view_of(&snapshot, &IntentRequest::default());
+                view.overview
+                    .iter()
+                    .any(|row| matches!(row.entry, OverviewEntry::Question { .. }))
+            })
+            .unwrap()
+            .join();
+        assert_eq!(
+            walked.ok(),
+            Some(true),
+            "the open question at the bottom is listed"
+        );
     }
 }

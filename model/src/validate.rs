@@ -24,6 +24,9 @@ pub mod limits {
     pub const MIN_OPTIONS_FOR_MULTIPLE: usize = 2;
     /// Most items in one batch asked now (see `validate_batch_size`).
     pub const MAX_ITEMS: usize = 50;
+    /// Most levels of threads below a topic, for threads opened now: checked where they are
+    /// opened (the local API), not in the fold, so logs written before the limit still open.
+    pub const MAX_THREAD_DEPTH: usize = 64;
 }
 
 /// A broken rule: which field, and what the rule is.

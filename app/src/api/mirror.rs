@@ -13,7 +13,7 @@
 //! HTTP beyond the [`ApiError`] a bad body gets, nor of files.
 
 use crate::api::error::{ApiError, ErrorCode};
-use chatsurface_model::{EventBody, Snapshot, ThreadKind, ThreadSpec};
+use chatsurface_model::{limits, EventBody, Snapshot, ThreadKind, ThreadSpec};
 use serde_json::{Map, Value};
 
 /// The thread an agent's event lands in when it names none: a topic titled after the session.
@@ -176,6 +176,18 @@ impl<'a> MirrorBuild<'a> {
                 map.entry("kind")
                     .or_insert_with(|| Value::String(kind.to_owned()));
                 let thread: ThreadSpec = typed(map)?;
+                if let Some(parent) = &thread.parent {
+                    if self.depth_of(parent.as_str()) + 1 > limits::MAX_THREAD_DEPTH {
+                        return Err(ApiError::new(
+                            ErrorCode::Invalid,
+                            format!(
+                                "parent: threads nest at most {} levels below a topic",
+                                limits::MAX_THREAD_DEPTH
+                            ),
+                        )
+                        .with_field("parent"));
+                    }
+                }
                 let id = thread.id.to_string();
                 self.events.push(EventBody::ThreadOpened { thread });
                 Ok(id)
@@ -259,6 +271,38 @@ impl<'a> MirrorBuild<'a> {
         }
         self.add_in_thread(&thread, event);
         Ok(id)
+    }
+
+    /// How many levels below its topic the thread `id` is, from the snapshot and the threads
+    /// this request opened before; counting stops past the limit, so a deep chain costs
+    /// little.
+    fn depth_of(&self, id: &str) -> usize {
+        let mut depth = 0;
+        let mut current = id.to_owned();
+        while depth <= limits::MAX_THREAD_DEPTH {
+            let opened_here = self.events.iter().find_map(|event| match event {
+                EventBody::ThreadOpened { thread } if thread.id.as_str() == current => {
+                    Some(thread.parent.clone())
+                }
+                _ => None,
+            });
+            let parent = match opened_here {
+                Some(parent) => parent,
+                None => self
+                    .snapshot
+                    .thread_index(&current.as_str().into())
+                    .and_then(|index| self.snapshot.parent_of(index))
+                    .map(|index| self.snapshot.threads[index].spec.id.clone()),
+            };
+            match parent {
+                Some(parent) => {
+                    depth += 1;
+                    current = parent.to_string();
+                }
+                None => break,
+            }
+        }
+        depth
     }
 
     fn main_thread_is_open(&self) -> bool {
@@ -401,5 +445,22 @@ mod tests {
         .unwrap_err();
         assert_eq!(error.field.as_deref(), Some("events[1].id"), "{error:?}");
         assert!(error.message.contains("already used"), "{}", error.message);
+    }
+
+    #[test]
+    fn threads_nest_at_most_sixty_four_levels() {
+        let snapshot = Snapshot::default();
+        let mut entries = vec![json!({"type": "thread", "id": "t0", "title": "Topic"})];
+        for level in 1..=64 {
+            entries.push(json!({"type": "thread", "id": format!("t{level}"), "title": "Deeper", "parent": format!("t{}", level - 1)}));
+        }
+        assert!(build(&snapshot, Value::Array(entries.clone())).is_ok());
+        entries.push(json!({"type": "thread", "id": "t65", "title": "Too deep", "parent": "t64"}));
+        let error = build(&snapshot, Value::Array(entries)).unwrap_err();
+        assert_eq!(
+            error.field.as_deref(),
+            Some("events[65].parent"),
+            "{error:?}"
+        );
     }
 }
