@@ -788,3 +788,21 @@ fn ctrl_p_switches_to_a_codex_session_typed_for() {
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
 }
+
+#[test]
+fn sigterm_closes_the_window_and_its_api_socket_goes_with_it() {
+    if !tools_present() {
+        return;
+    }
+    let display = Display::start("sigterm");
+    let mut window = Window::start(&display, &[]);
+    wait_for_socket(&display);
+    let socket = display.runtime.join("run/api.sock");
+    let killed = Command::new("kill")
+        .args(["-TERM", &window.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    window.wait_for_exit();
+    assert!(!socket.exists(), "the socket is removed when the window closes");
+}

@@ -17,6 +17,7 @@ mod opener;
 mod session;
 mod shelf;
 mod stats;
+mod stop;
 mod switcher;
 
 use crate::error::AppError;
@@ -117,6 +118,8 @@ struct Surface {
 
 struct WindowApp {
     options: WindowOptions,
+    /// Raised by SIGINT or SIGTERM: close as Ctrl+Q does.
+    stop: stop::StopFlag,
     desk: Desk,
     surface: Option<Surface>,
     draft_due: Option<Instant>,
@@ -144,6 +147,7 @@ impl WindowApp {
         );
         WindowApp {
             options,
+            stop: stop::on_signals(),
             desk,
             surface: None,
             draft_due: None,
@@ -531,6 +535,11 @@ impl ApplicationHandler for WindowApp {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if self.stop.is_raised() {
+            self.desk.stop_answering();
+            event_loop.exit();
+            return;
+        }
         let now = Instant::now();
         if now >= self.next_look {
             if self.desk.look() {
