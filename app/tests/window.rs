@@ -804,5 +804,8 @@ fn sigterm_closes_the_window_and_its_api_socket_goes_with_it() {
         .unwrap();
     assert!(killed.success());
     window.wait_for_exit();
-    assert!(!socket.exists(), "the socket is removed when the window closes");
+    assert!(
+        !socket.exists(),
+        "the socket is removed when the window closes"
+    );
 }
