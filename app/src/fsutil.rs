@@ -94,6 +94,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Atom
         .map_err(|source| failed(dir, "sync the directory", source))
 }
 
+/// Creates `dir` and any missing parents with mode 0700 (what exists already is left as it
+/// is): the folders that hold sessions and tokens are their owner's alone, whatever the umask.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
 /// What a file that is not a regular file is, in words.
 pub(crate) fn kind_of(file_type: &fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;

@@ -21,9 +21,9 @@
 //! decides what a caller may do, only who the caller is.
 
 use std::collections::BTreeSet;
-use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -295,10 +295,7 @@ impl TokenStore {
     /// Creates the data dir (0700) if missing and takes the exclusive lock, held until the
     /// returned file is dropped.
     fn lock(&self) -> Result<File, AuthError> {
-        DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&self.data_dir)
+        crate::fsutil::create_private_dir(&self.data_dir)
             .map_err(|error| io_error(&self.data_dir, "cannot create the data dir", &error))?;
         let path = self.data_dir.join(LOCK_FILE);
         let file = OpenOptions::new()

@@ -372,9 +372,7 @@ impl SessionStore {
             message: error.to_string(),
         };
         // Private to its owner, as the logs in it are, whatever the umask.
-        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-            .create(&dir)
-            .map_err(io)?;
+        crate::fsutil::create_private_dir(&dir).map_err(io)?;
         let mut sessions = BTreeMap::new();
         for entry in std::fs::read_dir(&dir).map_err(io)? {
             let path = entry.map_err(io)?.path();

@@ -146,8 +146,7 @@ pub fn default_session(data_dir: &Path) -> Result<PathBuf, AppError> {
         return Ok(newest.path);
     }
     let sessions = data_dir.join("sessions");
-    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-        .create(&sessions)
+    crate::fsutil::create_private_dir(&sessions)
         .map_err(|error| AppError::CannotCreate(format!("{}: {error}", sessions.display())))?;
     let demo = sessions.join("demo.jsonl");
     crate::fsutil::write_atomically(&demo, DEMO_SESSION.as_bytes(), 0o600)
