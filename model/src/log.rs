@@ -247,11 +247,12 @@ struct Progress {
 }
 
 /// The part of a log that appenders share outside the writer's lock: the file, for fsync, and
-/// how far it is durable.
+/// how far it is durable. A writer that let its file go ([`LogWriter::release_file`]) has a
+/// `Durability` without one, and nothing in it left to fsync.
 #[derive(Debug)]
 struct Durability {
     path: PathBuf,
-    file: File,
+    file: Option<Arc<File>>,
     progress: Mutex<Progress>,
     /// Signalled whenever an fsync ends, waking every caller waiting for one at once.
     fsync_ended: Condvar,
@@ -261,6 +262,23 @@ struct Durability {
 }
 
 impl Durability {
+    /// The durability of a log whose first `len` bytes are fsynced and nothing else written.
+    fn synced_to(path: &Path, file: Option<Arc<File>>, len: u64) -> Durability {
+        Durability {
+            path: path.to_owned(),
+            file,
+            progress: Mutex::new(Progress {
+                written: len,
+                synced: len,
+                syncing: false,
+                failed: None,
+            }),
+            fsync_ended: Condvar::new(),
+            #[cfg(test)]
+            fail_next_sync: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
     fn progress(&self) -> MutexGuard<'_, Progress> {
         lock(&self.progress)
     }
@@ -273,7 +291,8 @@ impl Durability {
         {
             return Err(std::io::Error::other("injected fsync failure"));
         }
-        self.file.sync_data()
+        // Without a file there is nothing written that is not already durable.
+        self.file.as_ref().map_or(Ok(()), |file| file.sync_data())
     }
 
     fn error(&self, message: &str) -> LogError {
@@ -394,6 +413,8 @@ pub struct LogWriter {
     snapshot: Snapshot,
     /// Bytes of whole lines written (durable or not); `Progress::written` follows it.
     len: u64,
+    /// The open file, or `None` once released while idle; opened again when needed.
+    file: Option<Arc<File>>,
     log: Arc<Durability>,
     /// What opening the log found worth saying (a torn last line, cut off).
     open_warnings: Vec<String>,
@@ -443,26 +464,76 @@ impl LogWriter {
                 })?;
         }
         drop(unlock);
-        let log = Arc::new(Durability {
-            path: path.to_owned(),
-            file,
-            progress: Mutex::new(Progress {
-                written: loaded.intact_len,
-                synced: loaded.intact_len,
-                syncing: false,
-                failed: None,
-            }),
-            fsync_ended: Condvar::new(),
-            #[cfg(test)]
-            fail_next_sync: std::sync::atomic::AtomicBool::new(false),
-        });
+        let file = Arc::new(file);
+        let log = Arc::new(Durability::synced_to(
+            path,
+            Some(file.clone()),
+            loaded.intact_len,
+        ));
         Ok(Self {
             path: path.to_owned(),
             snapshot: loaded.snapshot,
             len: loaded.intact_len,
+            file: Some(file),
             log,
             open_warnings: loaded.warnings,
         })
+    }
+
+    /// Closes the file while the writer is idle, keeping the snapshot, so that a process
+    /// following thousands of logs holds a file handle only for those in use. The next
+    /// append, or a look that finds the log grown, opens it again. Returns false, and keeps
+    /// the file, while an fsync is running or after one failed (the writer must stay
+    /// stopped). Lines folded from other writers and not yet fsynced here are fsynced first,
+    /// so nothing read from the log is taken for durable before it is: blocking.
+    pub fn release_file(&mut self) -> bool {
+        if self.file.is_none() {
+            return true;
+        }
+        {
+            let progress = self.log.progress();
+            if progress.syncing || progress.failed.is_some() {
+                return false;
+            }
+        }
+        if self.sync_point().sync().is_err() {
+            return false;
+        }
+        // Sync points handed out before keep the old `Durability`, all of them covered.
+        self.file = None;
+        self.log = Arc::new(Durability::synced_to(&self.path, None, self.len));
+        true
+    }
+
+    /// Whether the writer holds its file open now (see [`LogWriter::release_file`]).
+    pub fn holds_file(&self) -> bool {
+        self.file.is_some()
+    }
+
+    /// The open file, opening it again if it was released. It is never created here: a log
+    /// that vanished while released is an error, not a fresh empty log.
+    fn file(&mut self) -> Result<Arc<File>, LogError> {
+        if let Some(file) = &self.file {
+            return Ok(file.clone());
+        }
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|io| {
+                self.error(
+                    LogErrorKind::Io(io.kind()),
+                    format!("cannot open the log again: {}", io_reason(&io)),
+                )
+            })?;
+        let file = Arc::new(file);
+        self.file = Some(file.clone());
+        self.log = Arc::new(Durability::synced_to(
+            &self.path,
+            Some(file.clone()),
+            self.len,
+        ));
+        Ok(file)
     }
 
     /// What opening the log found worth telling the user, such as a torn last line that was
@@ -489,10 +560,12 @@ impl LogWriter {
     /// growing log calls it to see what is new.
     pub fn catch_up(&mut self) -> Result<Vec<Event>, LogError> {
         use std::os::unix::fs::FileExt;
-        let end = self
-            .log
-            .file
-            .metadata()
+        // A released file is looked at by path, so a log that has not grown stays closed.
+        let metadata = match &self.file {
+            Some(file) => file.metadata(),
+            None => std::fs::metadata(&self.path),
+        };
+        let end = metadata
             .map_err(|io| {
                 self.error(
                     LogErrorKind::Io(io.kind()),
@@ -503,16 +576,14 @@ impl LogWriter {
         if end <= self.len {
             return Ok(Vec::new());
         }
+        let file = self.file()?;
         let mut bytes = vec![0; usize::try_from(end - self.len).unwrap_or(usize::MAX)];
-        self.log
-            .file
-            .read_exact_at(&mut bytes, self.len)
-            .map_err(|io| {
-                self.error(
-                    LogErrorKind::Io(io.kind()),
-                    format!("cannot read the log: {}", io_reason(&io)),
-                )
-            })?;
+        file.read_exact_at(&mut bytes, self.len).map_err(|io| {
+            self.error(
+                LogErrorKind::Io(io.kind()),
+                format!("cannot read the log: {}", io_reason(&io)),
+            )
+        })?;
         let mut folded = Vec::new();
         let mut offset = 0usize;
         while let Some(end) = memchr::memchr(b'\n', &bytes[offset..]) {
@@ -603,14 +674,14 @@ impl LogWriter {
         // Any number of writers, in any processes, may append to one log: each holds an
         // exclusive lock on the file while it folds what the others wrote and writes its own
         // lines, so lines never interleave and sequence numbers never repeat.
-        let log = self.log.clone();
-        log.file.lock().map_err(|io| {
+        let file = self.file()?;
+        file.lock().map_err(|io| {
             self.error(
                 LogErrorKind::Io(io.kind()),
                 format!("cannot lock the log: {}", io_reason(&io)),
             )
         })?;
-        let _unlock = Unlock(&log.file);
+        let _unlock = Unlock(&file);
         self.catch_up()?;
         let at = OffsetDateTime::now_utc()
             .format(&Rfc3339)
@@ -642,14 +713,10 @@ impl LogWriter {
             written.push(event);
         }
         if !text.is_empty() {
-            if let Err(io) = (&self.log.file).write_all(text.as_bytes()) {
+            if let Err(io) = (&*file).write_all(text.as_bytes()) {
                 // Cut off whatever part of the lines got written; the lines before them stay,
                 // whether their fsync has run yet or not.
-                let _ = self
-                    .log
-                    .file
-                    .set_len(self.len)
-                    .and_then(|()| self.log.file.sync_all());
+                let _ = file.set_len(self.len).and_then(|()| file.sync_all());
                 self.reload();
                 return Err(self.error(
                     LogErrorKind::Io(io.kind()),
@@ -677,12 +744,11 @@ impl LogWriter {
             progress.written = progress.synced;
             progress.synced
         };
-        // Best effort: if the cut fails, the snapshot still shows only the durable bytes.
-        let _ = self
-            .log
-            .file
-            .set_len(synced)
-            .and_then(|()| self.log.file.sync_all());
+        // Best effort: if the cut fails, the snapshot still shows only the durable bytes. A
+        // failed fsync needs the file, so a writer with one to discard still holds it.
+        if let Some(file) = &self.file {
+            let _ = file.set_len(synced).and_then(|()| file.sync_all());
+        }
         self.len = synced;
         self.reload();
     }
@@ -1129,5 +1195,64 @@ mod tests {
             cr_only,
             "nothing cut off"
         );
+    }
+
+    /// Whether this process has `path` open, read from /proc/self/fd.
+    fn process_holds(path: &Path) -> bool {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
+            .any(|target| target == path)
+    }
+
+    #[test]
+    fn a_released_file_is_closed_and_opened_again_only_when_needed() {
+        let path = temp_log("released");
+        let mut writer = LogWriter::open(&path).unwrap();
+        open_topic(&mut writer);
+        let (_, unsynced) = writer.append_all_unsynced([message("m1")]).unwrap();
+        assert!(writer.release_file(), "after the fsync it runs");
+        assert!(!writer.holds_file());
+        assert!(
+            unsynced.is_synced(),
+            "points handed out before stay covered"
+        );
+        drop(unsynced);
+        assert!(!process_holds(&path), "the handle is closed");
+
+        // A look at a log that has not grown keeps it closed.
+        assert!(writer.catch_up().unwrap().is_empty());
+        assert!(!process_holds(&path));
+
+        // Another writer appends; the released one folds that, then appends after it.
+        let mut other = LogWriter::open(&path).unwrap();
+        other.append(message("m2")).unwrap();
+        drop(other);
+        assert_eq!(writer.catch_up().unwrap().len(), 1);
+        assert!(writer.release_file());
+        assert_eq!(
+            writer.append(message("m3")).unwrap().seq,
+            4,
+            "after m2, seq 3"
+        );
+        assert!(writer.holds_file());
+        let reread = read_log(&path).unwrap().snapshot;
+        let ids: Vec<_> = reread.messages.iter().map(|m| m.spec.id.as_str()).collect();
+        assert_eq!(ids, ["m1", "m2", "m3"]);
+    }
+
+    #[test]
+    fn a_log_removed_while_released_is_an_error_not_a_new_log() {
+        let path = temp_log("removed");
+        let mut writer = LogWriter::open(&path).unwrap();
+        open_topic(&mut writer);
+        assert!(writer.release_file());
+        std::fs::remove_file(&path).unwrap();
+        let error = writer.append(message("m1")).unwrap_err();
+        assert!(
+            error.message.contains("cannot open the log again"),
+            "{error}"
+        );
+        assert!(!path.exists());
     }
 }

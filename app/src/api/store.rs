@@ -30,13 +30,19 @@ use chatsurface_model::{
 };
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 use tokio::sync::{broadcast, watch};
 
 /// Events buffered per subscriber before a slow one is told it lagged.
 const BROADCAST_CAPACITY: usize = 1024;
+
+/// The most session logs the store holds open at once. Every session stays folded in
+/// memory; only the file handles of the least recently used idle ones are closed, and opened
+/// again when written or when the log grows. Far below a login shell's 1,024 open files, so
+/// sessions never take the handles that connections need.
+pub const MAX_OPEN_LOGS: usize = 128;
 
 /// A store operation that failed: one line naming the file or id and the reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -88,6 +94,9 @@ pub struct LiveSession {
     start: Session,
     /// The last error following the log gave, so it is reported once, not at every look.
     follow_error: Mutex<Option<String>>,
+    /// The store's clock when the session was last asked for, to close the least recently
+    /// used logs first.
+    last_used: AtomicU64,
 }
 
 /// Locks a mutex whose holder may have panicked. A panic while holding the writer cannot
@@ -108,7 +117,26 @@ impl LiveSession {
             syncing: AtomicBool::new(false),
             start,
             follow_error: Mutex::new(None),
+            last_used: AtomicU64::new(0),
         }
+    }
+
+    /// Closes the log's file if nobody is using the writer now and all it wrote is fsynced
+    /// (see `LogWriter::release_file`); returns whether it is closed. Blocking (it may
+    /// fsync lines another writer appended).
+    fn release_file_if_idle(&self) -> bool {
+        match self.writer.try_lock() {
+            Ok(mut writer) => writer.release_file(),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                poisoned.into_inner().release_file()
+            }
+            Err(std::sync::TryLockError::WouldBlock) => false,
+        }
+    }
+
+    /// Whether the session's log is open now.
+    pub fn holds_file(&self) -> bool {
+        self.lock().holds_file()
     }
 
     fn lock(&self) -> MutexGuard<'_, LogWriter> {
@@ -360,11 +388,15 @@ impl LiveSession {
 pub struct SessionStore {
     dir: PathBuf,
     sessions: Mutex<BTreeMap<String, Arc<LiveSession>>>,
+    /// Ticks at every `get`, for [`LiveSession::last_used`].
+    clock: AtomicU64,
 }
 
 impl SessionStore {
     /// Opens (creating if needed) `<data dir>/sessions` and every log in it. A log that does
     /// not open is an error naming it: an old log must always open, so a failure is news.
+    /// Each file is closed again once folded, so any number of logs opens within a few file
+    /// handles; they are opened again as they are used.
     pub fn open(data_dir: &Path) -> Result<SessionStore, StoreError> {
         let dir = data_dir.join("sessions");
         let io = |error: std::io::Error| StoreError::Io {
@@ -394,16 +426,58 @@ impl SessionStore {
                     agent: None,
                     created_by: None,
                 };
-                sessions.insert(
-                    id,
-                    Arc::new(LiveSession::new(LogWriter::open(&path)?, start)),
-                );
+                let mut writer = LogWriter::open(&path)?;
+                writer.release_file();
+                sessions.insert(id, Arc::new(LiveSession::new(writer, start)));
             }
         }
         Ok(SessionStore {
             dir,
             sessions: Mutex::new(sessions),
+            clock: AtomicU64::new(0),
         })
+    }
+
+    /// Notes that a session is in use now, for [`SessionStore::close_idle_logs`].
+    fn touch(&self, session: &LiveSession) {
+        let now = self.clock.fetch_add(1, Ordering::Relaxed) + 1;
+        session.last_used.store(now, Ordering::Relaxed);
+    }
+
+    /// Closes the files of the least recently used sessions until at most [`MAX_OPEN_LOGS`]
+    /// are open, skipping any in use this moment. Runs after each session asked for (when
+    /// there are more sessions than the limit) and at each follow round; the fsyncs it may run
+    /// happen outside the store's lock. Returns how many logs are open afterwards.
+    pub fn close_idle_logs(&self) -> usize {
+        // Only sessions holding a file are cloned out (a writer busy now counts as holding
+        // one), so the others' handles stay single and the lock is held for a scan, no fsync.
+        let mut open: Vec<Arc<LiveSession>> = {
+            let sessions = self.lock();
+            if sessions.len() <= MAX_OPEN_LOGS {
+                return sessions.len();
+            }
+            sessions
+                .values()
+                .filter(|session| {
+                    session
+                        .writer
+                        .try_lock()
+                        .map_or(true, |writer| writer.holds_file())
+                })
+                .cloned()
+                .collect()
+        };
+        if open.len() <= MAX_OPEN_LOGS {
+            return open.len();
+        }
+        open.sort_by_key(|session| session.last_used.load(Ordering::Relaxed));
+        let excess = open.len() - MAX_OPEN_LOGS;
+        let closed = open
+            .iter()
+            .take(excess)
+            .filter(|session| session.release_file_if_idle())
+            .count();
+        open.len() - closed
     }
 
     fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Arc<LiveSession>>> {
@@ -420,10 +494,14 @@ impl SessionStore {
     /// A session by id.
     pub fn get(&self, id: &str) -> Result<Arc<LiveSession>, StoreError> {
         validate_session_id(id)?;
-        self.lock()
+        let session = self
+            .lock()
             .get(id)
             .cloned()
-            .ok_or_else(|| StoreError::NoSession(id.to_owned()))
+            .ok_or_else(|| StoreError::NoSession(id.to_owned()))?;
+        self.touch(&session);
+        self.close_idle_logs();
+        Ok(session)
     }
 
     /// A session by id, created when missing (by `created_by`, the integration asking, if
@@ -435,6 +513,18 @@ impl SessionStore {
         created_by: Option<&str>,
     ) -> Result<Arc<LiveSession>, StoreError> {
         validate_session_id(id)?;
+        let session = self.get_or_create_unlimited(id, title, created_by)?;
+        self.touch(&session);
+        self.close_idle_logs();
+        Ok(session)
+    }
+
+    fn get_or_create_unlimited(
+        &self,
+        id: &str,
+        title: &str,
+        created_by: Option<&str>,
+    ) -> Result<Arc<LiveSession>, StoreError> {
         let mut sessions = self.lock();
         if let Some(session) = sessions.get(id) {
             return Ok(session.clone());
@@ -488,6 +578,7 @@ impl SessionStore {
             }
             *last = now;
         }
+        self.close_idle_logs();
         reported
     }
 
@@ -534,6 +625,50 @@ mod tests {
             assert!(validate_session_id(bad).is_err(), "{bad:?}");
         }
         assert!(validate_session_id("deploy-4.12_x").is_ok());
+    }
+
+    #[test]
+    fn only_the_most_recently_used_logs_stay_open() {
+        let dir = temp_dir("lru");
+        let store = SessionStore::open(&dir).unwrap();
+        let count = MAX_OPEN_LOGS + 40;
+        for number in 0..count {
+            let session = store
+                .get_or_create(&format!("s{number}"), "S", None)
+                .unwrap();
+            session.append(topic("t")).unwrap();
+        }
+        store.close_idle_logs();
+        let open: Vec<_> = store
+            .all()
+            .into_iter()
+            .filter(|(_, session)| session.holds_file())
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(open.len(), MAX_OPEN_LOGS);
+        assert!(!open.contains(&"s0".to_owned()), "the oldest was closed");
+        assert!(
+            open.contains(&format!("s{}", count - 1)),
+            "the newest is open"
+        );
+
+        // A closed log takes events again, after whatever another writer appended meanwhile.
+        let mut other = LogWriter::open(&store.path_of("s0")).unwrap();
+        other.append(topic("from-elsewhere")).unwrap();
+        drop(other);
+        let first = store.get("s0").unwrap();
+        let event = first.append(topic("again")).unwrap();
+        assert_eq!(event.seq, 4, "after the other writer's seq 3");
+        assert_eq!(store.reread("s0").unwrap().threads.len(), 3);
+
+        // Reopening the store holds none of them open.
+        drop((first, store));
+        let reopened = SessionStore::open(&dir).unwrap();
+        assert!(reopened
+            .all()
+            .iter()
+            .all(|(_, session)| !session.holds_file()));
+        assert_eq!(reopened.all().len(), count);
     }
 
     #[test]

@@ -85,6 +85,15 @@ impl SessionLog {
         }
     }
 
+    /// Closes the log's file until it is next written or grows, for a log the window follows
+    /// but does not show, so a store of thousands of sessions costs no file handle each. An
+    /// agent's transcript is never held open between looks anyway.
+    pub(super) fn release_file(&mut self) {
+        if let SessionLog::Native(writer) = self {
+            writer.release_file();
+        }
+    }
+
     /// Folds what others appended since the last look; returns whether anything was new.
     pub(super) fn follow(&mut self) -> Result<bool, String> {
         match self {

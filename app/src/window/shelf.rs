@@ -4,7 +4,9 @@
 //! The window must know what waits in sessions it is not showing: a question that arrives
 //! from another agent while the human answers must be counted in the header and reachable
 //! with `o`. So the shelf keeps one [`SessionLog`] per log, catches each up as it grows and
-//! notes which grew last. It owns the logs; it decides nothing about what the window shows.
+//! notes which grew last. Only the shown log stays open between looks; the others' files are
+//! closed after each look and opened again when they grow. It owns the logs; it decides
+//! nothing about what the window shows.
 
 use super::session::{is_demo, SessionLog};
 use chatsurface_compositor::Elsewhere;
@@ -143,6 +145,9 @@ impl Shelf {
                 Ok(false) => {}
                 Err(error) => growth.errors.push(error),
             }
+        }
+        for shelved in self.others.values_mut() {
+            shelved.log.release_file();
         }
         growth
     }

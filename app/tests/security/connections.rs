@@ -99,6 +99,7 @@ fn serve_under_ulimit(
         ))
         .env("CHATSURFACE_DATA_DIR", dir.join("data"))
         .env("CHATSURFACE_SOCKET", &socket)
+        .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()
         .unwrap();
@@ -149,5 +150,71 @@ fn serve_starts_with_more_session_logs_than_its_soft_open_files_limit() {
         served && ended.is_none(),
         "serve did not start with 300 logs: {}",
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// POSTs `body` to `path` with the operator's token on a connection of its own; returns the
+/// status code.
+fn post(socket: &Path, token: &str, path: &str, body: &str) -> u16 {
+    let mut stream = UnixStream::connect(socket).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    reply
+        .get(9..12)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn more_sessions_than_file_handles_all_take_events_and_serve_restarts() {
+    let dir = super::scratch("many-sessions");
+    // Hard and soft: serve cannot raise it, so 400 sessions cannot each keep a handle.
+    let limit = "-n 256";
+    let (mut server, socket) = serve_under_ulimit(&dir, limit, Stdio::null());
+    assert!(
+        answers(&socket, Duration::from_secs(20)),
+        "serve did not start"
+    );
+    let token = std::fs::read_to_string(dir.join("data/operator.token")).unwrap();
+    let token = token.trim();
+    let message = r#"{"role":"user","text":"Hello"}"#;
+    for number in 0..400 {
+        let status = post(
+            &socket,
+            token,
+            &format!("/v1/sessions/s{number}/messages"),
+            message,
+        );
+        assert_eq!(status, 200, "session s{number}");
+    }
+    let handles = std::fs::read_dir(format!("/proc/{}/fd", server.id()))
+        .unwrap()
+        .count();
+    assert!(
+        handles < 200,
+        "{handles} file handles held for 400 sessions"
+    );
+    let _ = server.kill();
+    let _ = server.wait();
+
+    let (mut server, socket) = serve_under_ulimit(&dir, limit, Stdio::null());
+    let served = answers(&socket, Duration::from_secs(20));
+    let again = served.then(|| post(&socket, token, "/v1/sessions/s0/messages", message));
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(served, "serve did not start again with 400 logs");
+    assert_eq!(
+        again,
+        Some(200),
+        "the oldest session takes events after a restart"
     );
 }
