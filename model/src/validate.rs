@@ -27,6 +27,10 @@ pub mod limits {
     /// Most levels of threads below a topic, for threads opened now: checked where they are
     /// opened (the local API), not in the fold, so logs written before the limit still open.
     pub const MAX_THREAD_DEPTH: usize = 64;
+    /// Most threads in one session, for threads opened now, checked where MAX_THREAD_DEPTH
+    /// is: enough for any real session (a long Claude Code run with every rewind and
+    /// sub-agent has tens), few enough that the overview of one stays cheap to build.
+    pub const MAX_THREADS: usize = 10_000;
 }
 
 /// A broken rule: which field, and what the rule is.

@@ -34,6 +34,8 @@ pub enum ErrorCode {
     Ambiguous,
     /// The body is over the size limit.
     TooLarge,
+    /// Every connection is taken; only the operator is served on the ones kept for them.
+    Busy,
     /// The token store cannot be read.
     Tokens,
     /// The session's log cannot be written or made durable.
@@ -53,6 +55,7 @@ impl ErrorCode {
             ErrorCode::MethodNotAllowed => 405,
             ErrorCode::DialogPending | ErrorCode::Ambiguous => 409,
             ErrorCode::TooLarge => 413,
+            ErrorCode::Busy => 503,
             ErrorCode::Tokens | ErrorCode::Storage | ErrorCode::Internal => 500,
         }
     }

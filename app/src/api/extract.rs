@@ -19,21 +19,26 @@ use serde_json::{Map, Value};
 /// Largest request body accepted; a larger one gets 413.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
-/// Who holds the bearer token of a request, or why there is none to hold.
-fn authenticate(state: &ApiState, headers: &HeaderMap) -> Result<Caller, ApiError> {
-    let token = headers
+/// The bearer token a request's headers carry, if any.
+pub(super) fn bearer_token(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.strip_prefix("Bearer "))
-        .ok_or_else(|| {
-            ApiError::new(
-                ErrorCode::Unauthorized,
-                "send Authorization: Bearer <token>",
-            )
-        })?;
+        .map(str::trim)
+}
+
+/// Who holds the bearer token of a request, or why there is none to hold.
+fn authenticate(state: &ApiState, headers: &HeaderMap) -> Result<Caller, ApiError> {
+    let token = bearer_token(headers).ok_or_else(|| {
+        ApiError::new(
+            ErrorCode::Unauthorized,
+            "send Authorization: Bearer <token>",
+        )
+    })?;
     state
         .tokens
-        .authenticate(token.trim())
+        .authenticate(token)
         .map_err(|error| ApiError::new(ErrorCode::Tokens, error.to_string()))?
         .ok_or_else(|| ApiError::new(ErrorCode::Unauthorized, "the token is not valid"))
 }

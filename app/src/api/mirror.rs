@@ -176,6 +176,21 @@ impl<'a> MirrorBuild<'a> {
                 map.entry("kind")
                     .or_insert_with(|| Value::String(kind.to_owned()));
                 let thread: ThreadSpec = typed(map)?;
+                let opened_here = self
+                    .events
+                    .iter()
+                    .filter(|event| matches!(event, EventBody::ThreadOpened { .. }))
+                    .count();
+                if self.snapshot.threads.len() + opened_here >= limits::MAX_THREADS {
+                    return Err(ApiError::new(
+                        ErrorCode::Invalid,
+                        format!(
+                            "id: a session holds at most {} threads; start another session",
+                            limits::MAX_THREADS
+                        ),
+                    )
+                    .with_field("id"));
+                }
                 if let Some(parent) = &thread.parent {
                     if self.depth_of(parent.as_str()) + 1 > limits::MAX_THREAD_DEPTH {
                         return Err(ApiError::new(
@@ -445,6 +460,44 @@ mod tests {
         .unwrap_err();
         assert_eq!(error.field.as_deref(), Some("events[1].id"), "{error:?}");
         assert!(error.message.contains("already used"), "{}", error.message);
+    }
+
+    #[test]
+    fn a_session_holds_at_most_ten_thousand_threads() {
+        let topics = |range: std::ops::Range<usize>| -> Value {
+            range
+                .map(|n| json!({"type": "thread", "id": format!("t{n}"), "title": "T"}))
+                .collect()
+        };
+        let mut snapshot = Snapshot::default();
+        // A request carries at most 1,000 entries.
+        for start in (0..limits::MAX_THREADS - 1).step_by(1000) {
+            let end = (start + 1000).min(limits::MAX_THREADS - 1);
+            let (_, events) = build(&snapshot, topics(start..end)).unwrap();
+            for event in events {
+                let seq = snapshot.last_seq + 1;
+                let at = "2026-12-04T00:00:00Z".into();
+                let event = chatsurface_model::Event {
+                    v: 1,
+                    seq,
+                    at,
+                    body: event,
+                };
+                snapshot.apply(event).unwrap();
+            }
+        }
+        assert_eq!(snapshot.threads.len(), limits::MAX_THREADS - 1);
+        let error = build(&snapshot, topics(20_000..20_002)).unwrap_err();
+        assert_eq!(error.field.as_deref(), Some("events[1].id"), "{error:?}");
+        assert!(
+            error.message.contains("at most 10000 threads"),
+            "{}",
+            error.message
+        );
+        assert!(
+            build(&snapshot, topics(20_000..20_001)).is_ok(),
+            "the last one fits"
+        );
     }
 
     #[test]

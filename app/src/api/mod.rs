@@ -145,6 +145,12 @@ pub async fn serve(
     std::fs::set_permissions(&listen.socket, std::fs::Permissions::from_mode(0o600))?;
     let following = state.store.clone();
     routes::expire_batches_when_due(&state.store);
+    let tokens = state.tokens.clone();
+    let is_operator: connections::IsOperator = Arc::new(move |headers| {
+        extract::bearer_token(headers).is_some_and(|token| {
+            matches!(tokens.authenticate(token), Ok(Some(auth::Caller::Operator)))
+        })
+    });
     let app = router(state);
     let stopping = stop_sender.subscribe();
     // Other writers (the window, a second process) may append to the same logs: fold what
@@ -172,16 +178,25 @@ pub async fn serve(
         let _ = stop_sender.send(true);
     });
     let unix_server = connections::serve_connections(
-        || async { unix.accept().await.map(|(stream, _)| stream) },
+        || async {
+            let (stream, _) = unix.accept().await?;
+            let peer = stream
+                .peer_cred()
+                .ok()
+                .and_then(|credentials| credentials.pid());
+            Ok((stream, peer))
+        },
         app.clone(),
+        is_operator.clone(),
         stopping.clone(),
     );
     let result = match listen.tcp {
         Some(address) => {
             let tcp = tokio::net::TcpListener::bind(address).await?;
             let tcp_server = connections::serve_connections(
-                || async { tcp.accept().await.map(|(stream, _)| stream) },
+                || async { tcp.accept().await.map(|(stream, _)| (stream, None)) },
                 app,
+                is_operator,
                 stopping,
             );
             tokio::try_join!(unix_server, tcp_server).map(|_| ())

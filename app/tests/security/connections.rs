@@ -218,3 +218,97 @@ fn more_sessions_than_file_handles_all_take_events_and_serve_restarts() {
         "the oldest session takes events after a restart"
     );
 }
+
+/// A process that opens `count` connections to `socket`, waits a moment, prints how many the
+/// server kept open and how many it closed, and holds the rest until killed.
+fn holder(socket: &Path, count: usize) -> std::process::Child {
+    let script = r#"
+import socket, sys, time
+held = []
+for _ in range(int(sys.argv[2])):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sys.argv[1])
+    held.append(s)
+time.sleep(1.0)
+closed = 0
+for s in held:
+    s.setblocking(False)
+    try:
+        closed += s.recv(1) == b""
+    except BlockingIOError:
+        pass
+print(f"open={len(held) - closed} closed={closed}", flush=True)
+time.sleep(60)
+"#;
+    Command::new("/usr/bin/python3")
+        .args(["-c", script])
+        .arg(socket)
+        .arg(count.to_string())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// The line a holder printed: (kept open, closed).
+fn held_line(holder: &mut std::process::Child) -> (usize, usize) {
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(holder.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let number = |key: &str| {
+        line.split_whitespace()
+            .find_map(|part| part.strip_prefix(key))
+            .and_then(|value| value.parse().ok())
+            .unwrap_or_else(|| panic!("holder said {line:?}"))
+    };
+    (number("open="), number("closed="))
+}
+
+#[test]
+fn one_process_holds_at_most_64_connections_and_others_are_still_served() {
+    let surface = Surface::new("cs-security", "per-peer");
+    let token = surface.operator_token();
+    let mut greedy = holder(&surface.socket(), 100);
+    let (open, closed) = held_line(&mut greedy);
+    let (status, _) = surface.http("GET", "/v1/pending", Some(&token), None);
+    let _ = greedy.kill();
+    let _ = greedy.wait();
+    assert_eq!((open, closed), (64, 36), "one process's connections");
+    assert_eq!(status, 200, "another process is served meanwhile");
+}
+
+#[test]
+fn the_operator_is_served_when_agents_hold_every_connection() {
+    let surface = Surface::new("cs-security", "operator-first");
+    let token = surface.operator_token();
+    let agent = surface.integration("agent", false);
+    // 520 idle connections from nine processes: the 512 anyone may use, and 8 of the
+    // operator's reserve.
+    let mut holders: Vec<_> = (0..9)
+        .map(|number| holder(&surface.socket(), if number < 8 { 60 } else { 40 }))
+        .collect();
+    let held: usize = holders.iter_mut().map(|h| held_line(h).0).sum();
+    let say = || {
+        surface.http(
+            "POST",
+            "/v1/sessions/mine/messages",
+            Some(&agent),
+            Some(br#"{"role":"agent","text":"Hi"}"#),
+        )
+    };
+    let (agent_status, agent_body) = say();
+    let (operator_status, _) = surface.http("GET", "/v1/pending", Some(&token), None);
+    for holder in &mut holders {
+        let _ = holder.kill();
+        let _ = holder.wait();
+    }
+    assert_eq!(held, 520, "all were kept: 512 and 8 of the reserve");
+    assert_eq!(
+        (agent_status, agent_body["error"].as_str()),
+        (503, Some("busy")),
+        "an agent is told the server is busy"
+    );
+    assert_eq!(operator_status, 200, "the operator is served");
+    assert_eq!(say().0, 200, "the agent is served again once they are gone");
+}
