@@ -596,6 +596,89 @@ fn a_batch_with_wait_returns_pending_and_is_answered_later() {
     assert_eq!(status, 404, "nothing waits under b1 any more");
 }
 
+/// A curl that POSTs `body` to `path` and waits for the reply, as a child process a test can
+/// kill (a bridge's hook that the agent stopped).
+fn waiting_post(surface: &Surface, token: &str, path: &str, body: &Value) -> Child {
+    Command::new("curl")
+        .args(["-sS", "--max-time", "30", "--unix-socket"])
+        .arg(surface.socket())
+        .args(["-H", &format!("Authorization: Bearer {token}")])
+        .args(["-H", "Content-Type: application/json", "--data-binary"])
+        .arg(body.to_string())
+        .arg(format!("http://chatsurface{path}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_confirmation_asked_in_a_session_returns_the_verdict_and_comment() {
+    let surface = Surface::new("cs-api", "confirm");
+    let token = surface.integration("bridge", false);
+    let ask = json!({"id": "c1", "title": "Bash", "message": "rm -rf build", "comment": true});
+    let waiting = waiting_post(&surface, &token, "/v1/sessions/cc-1/confirmations", &ask);
+    let pending = surface.wait_pending(1);
+    assert_eq!(pending[0]["id"], "c1");
+    assert_eq!(pending[0]["session_id"], "cc-1");
+    let verdict = json!({"outcome": "declined", "comment": "not the build folder"});
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/pending/c1",
+        Some(&surface.operator_token()),
+        Some(verdict.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{body}");
+    let output = finish(waiting);
+    let reply: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        reply,
+        json!({"confirmation_id": "c1", "status": "declined", "comment": "not the build folder"})
+    );
+    let quick = json!({"id": "c2", "message": "push", "wait": 0.1});
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/sessions/cc-1/confirmations",
+        Some(&token),
+        Some(quick.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({"pending": true, "confirmation_id": "c2"}));
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/sessions/cc-1/confirmations",
+        Some(&token),
+        Some(json!({"id": "c3"}).to_string().as_bytes()),
+    );
+    assert_eq!(status, 400, "no message: {body}");
+}
+
+#[test]
+fn a_held_question_is_withdrawn_when_its_client_goes_away_and_kept_otherwise() {
+    let surface = Surface::new("cs-api", "hold");
+    let token = surface.integration("bridge", false);
+    let confirm = json!({"id": "c1", "message": "rm -rf build", "hold": true});
+    let batch = json!({"id": "b1", "hold": true, "items": [{"id": "q", "prompt": "Which?", "kind": "text"}]});
+    let kept = json!({"id": "b2", "items": [{"id": "q", "prompt": "Kept?", "kind": "text"}]});
+    let mut clients = vec![
+        waiting_post(&surface, &token, "/v1/sessions/s/confirmations", &confirm),
+        waiting_post(&surface, &token, "/v1/sessions/s/clarifications", &batch),
+        waiting_post(&surface, &token, "/v1/sessions/s/clarifications", &kept),
+    ];
+    surface.wait_pending(3);
+    for client in &mut clients {
+        client.kill().unwrap();
+        let _ = client.wait();
+    }
+    let pending = surface.wait_pending(1);
+    assert_eq!(
+        pending[0]["id"], "b2",
+        "a question asked without hold stays"
+    );
+    let log = surface.log("s");
+    assert_eq!(log.matches("\"withdrawn\"").count(), 2, "{log}");
+}
+
 #[test]
 fn removing_an_integration_withdraws_its_waiting_question() {
     let surface = Surface::new("cs-api", "remove");

@@ -69,6 +69,49 @@ pub fn close(snapshot: &Snapshot, node: NodeRef, why: Unanswered) -> Option<Even
     }
 }
 
+/// Withdraws a question when dropped, unless [`WithdrawIfDropped::disarm`]ed first: held by a
+/// request that waits for its own question's answer, so a client that goes away (a bridge's
+/// hook killed because the human answered in the agent's terminal) takes its question off
+/// the surface instead of leaving it open for nobody.
+pub struct WithdrawIfDropped {
+    armed: Option<(std::sync::Arc<super::store::LiveSession>, String)>,
+}
+
+impl WithdrawIfDropped {
+    /// Arms the withdrawal of question `id` of `session`.
+    pub fn new(session: std::sync::Arc<super::store::LiveSession>, id: String) -> Self {
+        WithdrawIfDropped {
+            armed: Some((session, id)),
+        }
+    }
+
+    /// The question settled (or the client is told where it stands): leave it be.
+    pub fn disarm(mut self) {
+        self.armed = None;
+    }
+}
+
+impl Drop for WithdrawIfDropped {
+    fn drop(&mut self) {
+        let Some((session, id)) = self.armed.take() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            // Decided under the session's lock, so an answer landing meanwhile wins.
+            let _ = session
+                .append_with(|snapshot| {
+                    let close = find(snapshot, &id)
+                        .and_then(|node| close(snapshot, node, Unanswered::Withdrawn));
+                    Ok::<_, super::store::StoreError>((close.into_iter().collect(), ()))
+                })
+                .await;
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

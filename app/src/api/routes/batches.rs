@@ -10,7 +10,7 @@ use crate::api::auth::Caller;
 use crate::api::error::{ApiError, ErrorCode};
 use crate::api::extract::JsonObject;
 use crate::api::mirror;
-use crate::api::questions::{self, Unanswered};
+use crate::api::questions::{self, Unanswered, WithdrawIfDropped};
 use crate::api::store::{LiveSession, SessionStore, StoreError};
 use crate::api::{ApiState, DIALOG_THREAD};
 use axum::extract::{Path, Query, State};
@@ -23,10 +23,10 @@ use std::time::{Duration, SystemTime};
 
 /// The longest a batch's expiry timer is set for; a later timeout is not armed (no server
 /// runs that long, and the next start arms it again).
-const LONGEST_TIMER: Duration = Duration::from_secs(366 * 86_400);
+pub(super) const LONGEST_TIMER: Duration = Duration::from_secs(366 * 86_400);
 
 /// The longest a request may wait for an answer.
-const LONGEST_WAIT: Duration = Duration::from_secs(86_400 * 365);
+pub(super) const LONGEST_WAIT: Duration = Duration::from_secs(86_400 * 365);
 
 /// `POST …/clarifications`: opens the batch of the body (in its `thread_id`, the main thread
 /// by default), arms its timeout, and waits up to `wait` seconds (forever when absent).
@@ -37,6 +37,7 @@ pub(in crate::api) async fn open(
     JsonObject(mut body): JsonObject,
 ) -> Result<Json<Value>, ApiError> {
     let wait = wait_seconds(body.remove("wait").as_ref())?;
+    let hold = hold_flag(body.remove("hold").as_ref())?;
     let thread = mirror::thread_of(&mut body);
     let batch: BatchSpec = mirror::typed(body)?;
     chatsurface_model::validate_batch_size(&batch).map_err(ApiError::invalid)?;
@@ -49,9 +50,22 @@ pub(in crate::api) async fn open(
     let session = state.store.get(&sid)?;
     if let Some(seconds) = timeout {
         let after = Duration::try_from_secs_f64(seconds).unwrap_or(LONGEST_TIMER);
-        expire_when_due(session.clone(), id.clone(), after);
+        expire_when_due(session.clone(), id.to_string(), after);
     }
-    Ok(Json(await_batch(&session, id, wait).await))
+    let withdrawal = hold.then(|| WithdrawIfDropped::new(session.clone(), id.to_string()));
+    let outcome = await_batch(&session, id, wait).await;
+    withdrawal.map(WithdrawIfDropped::disarm);
+    Ok(Json(outcome))
+}
+
+/// The `hold` field of a body: whether the question is withdrawn when the client goes away
+/// before it settles (false when absent).
+pub(super) fn hold_flag(value: Option<&Value>) -> Result<bool, ApiError> {
+    match value {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(hold)) => Ok(*hold),
+        Some(_) => Err(ApiError::new(ErrorCode::Invalid, "hold: true or false").with_field("hold")),
+    }
 }
 
 /// `GET …/clarifications/{bid}?wait=`: where the batch stands, waiting up to `wait` seconds
@@ -82,12 +96,12 @@ pub(in crate::api) async fn poll(
     Ok(Json(await_batch(&session, id, wait).await))
 }
 
-fn bad_wait() -> ApiError {
+pub(super) fn bad_wait() -> ApiError {
     ApiError::new(ErrorCode::Invalid, "wait: a number of seconds, 0 or more").with_field("wait")
 }
 
 /// The `wait` field of a body: absent or null for "forever", else seconds, 0 or more.
-fn wait_seconds(value: Option<&Value>) -> Result<Option<f64>, ApiError> {
+pub(super) fn wait_seconds(value: Option<&Value>) -> Result<Option<f64>, ApiError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(value) => match value.as_f64() {
@@ -122,8 +136,8 @@ async fn await_batch(session: &Arc<LiveSession>, batch_id: BatchId, wait: Option
         .unwrap_or_else(|| json!({"pending": true, "batch_id": batch_id}))
 }
 
-/// Closes batch `id` as expired once `after` has passed, unless it was settled by then.
-fn expire_when_due(session: Arc<LiveSession>, id: BatchId, after: Duration) {
+/// Closes question `id` (a batch or a confirmation) as expired once `after` has passed, unless it was settled by then.
+pub(super) fn expire_when_due(session: Arc<LiveSession>, id: String, after: Duration) {
     if after > LONGEST_TIMER {
         return;
     }
@@ -159,7 +173,7 @@ pub(in crate::api) fn expire_batches_when_due(store: &SessionStore) {
                 .collect()
         });
         for (id, after) in due {
-            expire_when_due(session.clone(), id, after);
+            expire_when_due(session.clone(), id.to_string(), after);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! (`api::extract`).
 
 mod batches;
+mod confirmations;
 mod dialogs;
 mod mirror;
 mod pending;
@@ -30,6 +31,10 @@ pub fn router(state: ApiState) -> Router {
             get(sessions::events).post(mirror::post_events),
         )
         .route("/v1/sessions/{sid}/clarifications", post(batches::open))
+        .route(
+            "/v1/sessions/{sid}/confirmations",
+            post(confirmations::open),
+        )
         .route(
             "/v1/sessions/{sid}/clarifications/{bid}",
             get(batches::poll),
