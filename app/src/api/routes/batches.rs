@@ -54,7 +54,9 @@ pub(in crate::api) async fn open(
     }
     let withdrawal = hold.then(|| WithdrawIfDropped::new(session.clone(), id.to_string()));
     let outcome = await_batch(&session, id, wait).await;
-    withdrawal.map(WithdrawIfDropped::disarm);
+    if let Some(withdrawal) = withdrawal {
+        withdrawal.disarm();
+    }
     Ok(Json(outcome))
 }
 

@@ -54,7 +54,9 @@ pub(in crate::api) async fn open(
         .wait_for(limit.min(LONGEST_WAIT), |snapshot| outcome(snapshot, &id))
         .await
         .unwrap_or_else(|| json!({"pending": true, "confirmation_id": id}));
-    withdrawal.map(WithdrawIfDropped::disarm);
+    if let Some(withdrawal) = withdrawal {
+        withdrawal.disarm();
+    }
     Ok(Json(outcome))
 }
 
