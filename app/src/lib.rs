@@ -5,6 +5,7 @@
 
 pub mod agents;
 pub mod api;
+pub mod bridges;
 pub mod cli;
 pub mod client;
 pub mod commands;
