@@ -69,6 +69,51 @@ pub enum Command {
         #[arg(long, value_name = "SID")]
         session: Option<String>,
     },
+    /// The hook an agent runs to ask its own questions on the surface (installed by
+    /// `chatsurface install`; reads one hook event on stdin, prints the decision).
+    ///
+    /// With no surface running, or no answer before --give-up-after, it prints nothing and
+    /// exits 0: the agent's own prompt in its terminal decides.
+    Hook {
+        /// The agent whose hook event is on stdin.
+        #[arg(value_enum)]
+        agent: BridgedAgent,
+        /// Give up waiting after this many seconds (a little under the limit the agent gives
+        /// the hook).
+        #[arg(long, value_name = "SECS", default_value_t = 3595)]
+        give_up_after: u64,
+    },
+    /// Put the surface's hook into an agent's settings, so that its questions and permission
+    /// prompts appear on the surface (keeps everything else in the file, backs it up first).
+    Install(InstallArgs),
+}
+
+/// The agents a bridge answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BridgedAgent {
+    /// Claude Code, through its `PermissionRequest` hook.
+    ClaudeCode,
+}
+
+/// Arguments of `chatsurface install`.
+#[derive(Debug, clap::Args)]
+pub struct InstallArgs {
+    /// The agent to install the hook for.
+    #[arg(value_enum)]
+    pub agent: BridgedAgent,
+    /// Install into this project's `.claude/settings.json` instead of the user's settings.
+    #[arg(long, value_name = "DIR", conflicts_with = "user")]
+    pub project: Option<PathBuf>,
+    /// Install into the user's settings (`$CLAUDE_CONFIG_DIR/settings.json`, else
+    /// `~/.claude/settings.json`): the default.
+    #[arg(long)]
+    pub user: bool,
+    /// Take the hook out again (the token stays until `integration remove claude-code`).
+    #[arg(long)]
+    pub uninstall: bool,
+    /// Say what would change, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `chatsurface integration …`.

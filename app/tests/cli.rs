@@ -421,3 +421,158 @@ fn a_claude_code_transcript_renders_and_snapshots_like_a_log() {
     );
     assert!(std::fs::metadata(&png).unwrap().len() > 1000);
 }
+
+/// `chatsurface` with the data directory and socket in `dir`, and `stdin` on its stdin.
+fn chatsurface_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+        .args(args)
+        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
+        .env("CHATSURFACE_SOCKET", dir.join("data/run/api.sock"))
+        .env_remove("CHATSURFACE_TOKEN")
+        .env_remove("CHATSURFACE_TOKEN_CLAUDE_CODE")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("project/.claude")).unwrap();
+    dir
+}
+
+#[test]
+fn install_claude_code_keeps_the_file_is_idempotent_and_uninstall_gives_it_back() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = fresh_dir("install");
+    let settings = dir.join("project/.claude/settings.json");
+    let original = "{\n  \"permissions\": {\"allow\": [\"Bash(ls:*)\"]},\n  \"model\": \"x\",\n  \
+        \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"echo hi\"}]}]}\n}\n";
+    std::fs::write(&settings, original).unwrap();
+    let project = dir.join("project");
+    let install = [
+        "install",
+        "claude-code",
+        "--project",
+        project.to_str().unwrap(),
+    ];
+
+    let dry = chatsurface_in(&dir, &[&install[..], &["--dry-run"]].concat(), "");
+    assert!(dry.status.success(), "{dry:?}");
+    assert!(String::from_utf8_lossy(&dry.stdout).contains("dry run: nothing written"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+
+    let added = chatsurface_in(&dir, &install, "");
+    assert!(added.status.success(), "{added:?}");
+    let said = String::from_utf8_lossy(&added.stdout);
+    assert!(said.contains("added the PermissionRequest hook"), "{said}");
+    let written = std::fs::read_to_string(&settings).unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(&written).unwrap();
+    let hook = &parsed["hooks"]["PermissionRequest"][0]["hooks"][0];
+    assert!(hook["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("chatsurface hook claude-code"));
+    assert_eq!(
+        parsed["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
+        "echo hi"
+    );
+    assert!(
+        written.find("\"permissions\"") < written.find("\"model\""),
+        "the keys keep their order: {written}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("project/.claude/settings.json.chatsurface-backup"))
+            .unwrap(),
+        original
+    );
+    let token = dir.join("data/bridges/claude-code.token");
+    assert_eq!(
+        std::fs::metadata(&token).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let listed = chatsurface_in(&dir, &["integration", "list"], "");
+    assert!(String::from_utf8_lossy(&listed.stdout).starts_with("claude-code\t"));
+
+    let again = chatsurface_in(&dir, &install, "");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already installed"));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), written);
+
+    let removed = chatsurface_in(&dir, &[&install[..], &["--uninstall"]].concat(), "");
+    assert!(removed.status.success(), "{removed:?}");
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(
+        back,
+        serde_json::from_str::<serde_json::Value>(original).unwrap()
+    );
+}
+
+#[test]
+fn install_into_a_broken_settings_file_names_its_line_and_changes_nothing() {
+    let dir = fresh_dir("install-broken");
+    let settings = dir.join("project/.claude/settings.json");
+    std::fs::write(&settings, "{\n  \"a\": 1,\n}\n").unwrap();
+    let project = dir.join("project");
+    let output = chatsurface_in(
+        &dir,
+        &[
+            "install",
+            "claude-code",
+            "--project",
+            project.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(65));
+    let lines = stderr_lines(&output);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(lines[0].contains("settings.json: not JSON") && lines[0].contains("line 3"));
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{\n  \"a\": 1,\n}\n"
+    );
+    assert!(!dir.join("data/bridges/claude-code.token").exists());
+}
+
+#[test]
+fn the_hook_leaves_the_decision_to_claude_code_without_a_surface_or_for_another_event() {
+    let dir = fresh_dir("hook");
+    let token_dir = dir.join("data/bridges");
+    std::fs::create_dir_all(&token_dir).unwrap();
+    std::fs::write(token_dir.join("claude-code.token"), "cs_x\n").unwrap();
+    let event = |name: &str| {
+        serde_json::json!({
+            "session_id": "52aed463-d8f9-41bf-bf5b-55b53367d924",
+            "hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "ls"},
+        })
+        .to_string()
+    };
+    for name in ["PermissionRequest", "PreToolUse"] {
+        let output = chatsurface_in(&dir, &["hook", "claude-code"], &event(name));
+        assert_eq!(output.status.code(), Some(0), "{name}: {output:?}");
+        assert!(output.stdout.is_empty(), "{name}: no decision");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("Claude Code asks in its terminal")
+        );
+    }
+    let garbage = chatsurface_in(&dir, &["hook", "claude-code"], "not json");
+    assert_eq!(
+        garbage.status.code(),
+        Some(65),
+        "not 2, which would block the tool"
+    );
+    assert_eq!(stderr_lines(&garbage).len(), 1);
+    assert!(garbage.stdout.is_empty());
+}

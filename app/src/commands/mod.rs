@@ -2,6 +2,8 @@
 
 mod bench;
 mod gen;
+mod hook;
+mod install;
 mod integration;
 mod mcp;
 mod open;
@@ -31,6 +33,11 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Serve { listen } => serve::run(listen),
         Command::Integration { action } => integration::run(action),
         Command::Mcp { session } => mcp::run(session),
+        Command::Hook {
+            agent: crate::cli::BridgedAgent::ClaudeCode,
+            give_up_after,
+        } => hook::run(std::time::Duration::from_secs(give_up_after)),
+        Command::Install(args) => install::run(&args),
         Command::Ask(args) => Err(AppError::Usage(format!(
             "ask {}: handled by main, which owns its exit codes",
             args.slug

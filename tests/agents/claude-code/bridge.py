@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""The Claude Code bridge end to end: the real interactive Claude Code in tmux, its hook
+installed by `chatsurface install claude-code --project`, the real `chatsurface serve`, and
+the human answering on the surface (the operator's `POST /v1/pending/{id}`, what the window
+sends), against tests/agents/fake_anthropic.py.
+
+Usage: bridge.py CLAUDE_BIN CHATSURFACE_BIN
+
+It checks, on what Claude Code sends back to the model and on what the surface holds:
+1. an AskUserQuestion of two questions (one multi-select) appears on the surface as one batch
+   in the session `claude-code-<Claude Code's session id>`; the answers given there (a label
+   with a note, two labels) reach the model as Claude Code's own answer text;
+2. a Bash call declined on the surface with a comment reaches the model as an error carrying
+   that comment, and the command does not run;
+3. a permission answered in the terminal first runs the command, and its question on the
+   surface shows as withdrawn;
+4. with the surface stopped, the hook gives up at once and the terminal's prompt decides.
+Exits non-zero with what it saw when any of that does not hold.
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+claude, chatsurface = sys.argv[1], os.path.abspath(sys.argv[2])
+here = os.path.dirname(os.path.abspath(__file__))
+QUESTIONS = [
+    {"question": "Which database should we use?", "header": "Database", "multiSelect": False,
+     "options": [{"label": "SQLite", "description": "One file, no server"},
+                 {"label": "PostgreSQL", "description": "A server, more features"}]},
+    {"question": "Which features first?", "header": "Features", "multiSelect": True,
+     "options": [{"label": "Search", "description": "Find anything said"},
+                 {"label": "Export", "description": "A file per session"},
+                 {"label": "Sync", "description": "Between machines"}]},
+]
+SCRIPT = [
+    [{"text": "Two questions first."},
+     {"tool_use": {"name": "AskUserQuestion", "input": {"questions": QUESTIONS}}}],
+    [{"text": "Noted: PostgreSQL, search and sync."}],
+    [{"tool_use": {"name": "Bash", "input": {"command": "rm -rf ./build",
+                                             "description": "Delete the old build folder"}}}],
+    [{"text": "Understood: I keep the build folder."}],
+    [{"tool_use": {"name": "Bash", "input": {"command": "touch ./answered-in-terminal",
+                                             "description": "Mark the spot"}}}],
+    [{"text": "Marked from the terminal."}],
+    [{"tool_use": {"name": "Bash", "input": {"command": "touch ./no-surface",
+                                             "description": "Mark again"}}}],
+    [{"text": "Marked without a surface."}],
+]
+
+work = tempfile.mkdtemp(prefix="chatsurface-bridge-")
+home, project, data = (os.path.join(work, name) for name in ("home", "project", "data"))
+for folder in (home, project, os.path.join(project, "build")):
+    os.makedirs(folder)
+with open(os.path.join(home, ".claude.json"), "w") as f:
+    json.dump({"hasCompletedOnboarding": True, "projects": {project: {
+        "hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}, f)
+with open(os.path.join(work, "script.json"), "w") as f:
+    json.dump(SCRIPT, f)
+socket = os.path.join(data, "run", "api.sock")
+env = dict(os.environ, HOME=home, CHATSURFACE_DATA_DIR=data, CHATSURFACE_SOCKET=socket)
+env.pop("XDG_RUNTIME_DIR", None)
+requests_file = os.path.join(work, "requests.jsonl")
+port_file = os.path.join(work, "port")
+tmux_session = "chatsurface-bridge"
+processes = []
+
+
+def fail(why):
+    raise SystemExit(f"error: {why}")
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+
+
+def pane():
+    return tmux("capture-pane", "-p", "-t", tmux_session)
+
+
+def wait_until(what, check, seconds=40):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.2)
+    fail(f"never saw {what}; the terminal shows:\n{pane()}")
+
+
+def keys(*names):
+    for name in names:
+        tmux("send-keys", "-t", tmux_session, name)
+        time.sleep(0.4)
+
+
+def type_line(text):
+    tmux("send-keys", "-t", tmux_session, "-l", text)
+    time.sleep(0.4)
+    keys("Enter")
+
+
+def api(method, path, body=None):
+    token = open(os.path.join(data, "operator.token")).read().strip()
+    command = ["curl", "-sS", "--unix-socket", socket, "-X", method, "-H",
+               f"Authorization: Bearer {token}", f"http://chatsurface{path}"]
+    if body is not None:
+        command += ["-H", "Content-Type: application/json", "--data", json.dumps(body)]
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+
+
+def pending():
+    return api("GET", "/v1/pending")["pending"]
+
+
+def tool_results():
+    results = []
+    if not os.path.exists(requests_file):
+        return results
+    for line in open(requests_file, encoding="utf-8"):
+        body = json.loads(line)["body"]
+        if not body.get("tools"):
+            continue
+        content = body["messages"][-1]["content"]
+        if isinstance(content, list):
+            results += [part for part in content if part.get("type") == "tool_result"]
+    # Claude Code sends a turn's messages again with every request: keep each result once.
+    unique = {}
+    for result in results:
+        unique.setdefault(result["tool_use_id"], result)
+    return list(unique.values())
+
+
+def result_text(result):
+    content = result["content"]
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content)
+    return content
+
+
+def start_surface():
+    surface = subprocess.Popen([chatsurface, "serve"], env=env, stderr=subprocess.PIPE, text=True)
+    processes.append(surface)
+    wait_until("the surface's socket", lambda: os.path.exists(socket), seconds=20)
+    return surface
+
+
+try:
+    installed = subprocess.run([chatsurface, "install", "claude-code", "--project", project],
+                               env=env, capture_output=True, text=True)
+    if installed.returncode != 0 or "added the PermissionRequest hook" not in installed.stdout:
+        fail(f"install said {installed.stdout!r} {installed.stderr!r}")
+    surface = start_surface()
+    server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_anthropic.py"),
+                               os.path.join(work, "script.json"), port_file, requests_file])
+    processes.append(server)
+    wait_until("the fake model's port", lambda: os.path.exists(port_file) and open(port_file).read())
+    exports = " ".join(f"{name}={env[name]}" for name in ("HOME", "CHATSURFACE_DATA_DIR", "CHATSURFACE_SOCKET"))
+    subprocess.run(["tmux", "kill-session", "-t", tmux_session], capture_output=True)
+    tmux("new-session", "-d", "-s", tmux_session, "-x", "200", "-y", "50", "-c", project,
+         f"env -u XDG_RUNTIME_DIR {exports} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
+         f"ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
+         f"{claude} --permission-mode default")
+    wait_until("the API key question", lambda: "Do you want to use this API key?" in pane())
+    keys("Up", "Enter")
+    wait_until("the prompt", lambda: "? for shortcuts" in pane())
+
+    # 1. The questions, answered on the surface.
+    type_line("Set up storage for the app")
+    [batch] = wait_until("the batch on the surface", pending)
+    [transcript] = glob.glob(os.path.join(home, ".claude", "projects", "*", "*.jsonl"))
+    claude_session = os.path.basename(transcript)[: -len(".jsonl")]
+    if batch["kind"] != "batch" or batch["session_id"] != f"claude-code-{claude_session}":
+        fail(f"the batch is {batch}, not in claude-code-{claude_session}")
+    prompts = [item["prompt"] for item in batch["items"]]
+    if prompts != [question["question"] for question in QUESTIONS]:
+        fail(f"the batch asks {prompts}")
+    wait_until("Claude Code's own prompt beside it", lambda: "Which database should we use?" in pane())
+    api("POST", f"/v1/pending/{batch['id']}", {"answers": [
+        {"item_id": "q1", "selected": ["o2"], "text": "we already run one"},
+        {"item_id": "q2", "selected": ["o1", "o3"]}]})
+    wait_until("the model's reply", lambda: "Noted: PostgreSQL" in pane())
+    [asked] = tool_results()
+    text = result_text(asked)
+    for expected in ('"Which database should we use?"="PostgreSQL"', "we already run one",
+                     '"Which features first?"="Search, Sync"'):
+        if expected not in text:
+            fail(f"the model was told {text!r}, without {expected!r}")
+    print(f"1. answered on the surface; the model was told: {text[:160]}")
+
+    # 2. A dangerous command, declined on the surface with a comment.
+    type_line("Delete the old build folder")
+    [confirmation] = wait_until("the confirmation on the surface", pending)
+    if "rm -rf ./build" not in confirmation["message"]:
+        fail(f"the confirmation says {confirmation}")
+    api("POST", f"/v1/pending/{confirmation['id']}",
+        {"outcome": "declined", "comment": "keep it, we need the artifacts"})
+    wait_until("the model's reply", lambda: "I keep the build folder" in pane())
+    denied = tool_results()[-1]
+    if not denied.get("is_error") or "keep it, we need the artifacts" not in result_text(denied):
+        fail(f"the model was told {denied}")
+    if not os.path.isdir(os.path.join(project, "build")):
+        fail("the declined command ran")
+    print(f"2. declined on the surface; the model was told: {result_text(denied)[:160]}")
+
+    # 3. Answered in the terminal first: the surface's question is withdrawn.
+    type_line("Mark the spot")
+    [terminal] = wait_until("the confirmation on the surface", pending)
+    wait_until("the terminal's prompt", lambda: "Do you want to proceed?" in pane())
+    keys("Enter")
+    wait_until("the model's reply", lambda: "Marked from the terminal." in pane())
+    if not os.path.exists(os.path.join(project, "answered-in-terminal")):
+        fail("the command allowed in the terminal did not run")
+    status = wait_until("the question withdrawn", lambda: [
+        asked["status"] for asked in api("GET", f"/v1/sessions/{terminal['session_id']}/snapshot")["confirmations"]
+        if asked["id"] == terminal["id"] and asked["status"] != "pending"], seconds=10)
+    if status != ["withdrawn"] or pending():
+        fail(f"after the terminal's answer the surface holds {status} and {pending()}")
+    print("3. answered in the terminal; the surface's question is withdrawn")
+
+    # 4. No surface: the terminal decides.
+    surface.send_signal(signal.SIGTERM)
+    surface.wait(timeout=10)
+    type_line("Mark again")
+    wait_until("the terminal's prompt", lambda: "Do you want to proceed?" in pane())
+    keys("Enter")
+    wait_until("the model's reply", lambda: "Marked without a surface." in pane())
+    if not os.path.exists(os.path.join(project, "no-surface")):
+        fail("the command allowed in the terminal did not run")
+    print("4. no surface; the terminal's prompt decided")
+finally:
+    subprocess.run(["tmux", "kill-session", "-t", tmux_session], capture_output=True)
+    for process in processes:
+        process.kill()
+    shutil.rmtree(work, ignore_errors=True)
