@@ -8,19 +8,22 @@ sub-agent) gets the next step, streamed as the Messages API streams (SSE). A ste
 blocks: {"text": "..."} or {"tool_use": {"name": "...", "input": {...}}}. A request without
 tools (a title) gets a short plain text, and a compaction request (Claude Code's "Respond
 with TEXT ONLY" summary prompt) a fixed summary; neither uses up a step. When the script is used up, every further
-turn gets "(script done)". Every request body is appended to REQUESTS.jsonl, so a test can
+turn gets "(script done)". In a tool call's input, "$PLAN_FILE" stands for the plan file
+Claude Code named in its plan-mode instructions (the model writes its plan there). Every request body is appended to REQUESTS.jsonl, so a test can
 assert on what the agent sent back (tool results above all). The port it listens on is written
 to PORT_FILE once it is ready.
 """
 import http.server
 import json
+import re
 import sys
 import threading
 
 script = json.load(open(sys.argv[1], encoding="utf-8"))
 port_file, requests_file = sys.argv[2], sys.argv[3]
 lock = threading.Lock()
-state = {"step": 0, "message": 0}
+state = {"step": 0, "message": 0, "plan_file": None}
+PLAN_FILE = re.compile(r"(/[^\s\"\\]+/plans/[A-Za-z0-9._-]+\.md)")
 
 
 def sse(event, data):
@@ -51,7 +54,8 @@ def stream(blocks, model):
                                                                      "name": use["name"], "input": {}}}))
             out.append(sse("content_block_delta", {"type": "content_block_delta", "index": index,
                                                    "delta": {"type": "input_json_delta",
-                                                             "partial_json": json.dumps(use["input"])}}))
+                                                             "partial_json": json.dumps(use["input"]).replace(
+                                                                 "$PLAN_FILE", state["plan_file"] or "$PLAN_FILE")}}))
         out.append(sse("content_block_stop", {"type": "content_block_stop", "index": index}))
     out.append(sse("message_delta", {"type": "message_delta",
                                      "delta": {"stop_reason": stop, "stop_sequence": None},
@@ -87,6 +91,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         body = json.loads(self.rfile.read(length) or b"{}")
+        named = PLAN_FILE.findall(json.dumps(body))
+        if named:
+            state["plan_file"] = named[-1]
         with lock:
             with open(requests_file, "a", encoding="utf-8") as log:
                 log.write(json.dumps({"path": self.path, "body": body}) + "\n")

@@ -25,6 +25,10 @@ use std::time::Duration;
 /// is a whole file, but never more than this.
 const MAX_EVENT_BYTES: u64 = 16 << 20;
 
+/// The most of a transcript read to find the plan file, and of the plan file itself.
+const MAX_TRANSCRIPT_BYTES: u64 = 256 << 20;
+const MAX_PLAN_BYTES: u64 = 1 << 20;
+
 /// How often the hook reads the transcript for the terminal's answer.
 const TRANSCRIPT_POLL: Duration = Duration::from_millis(250);
 
@@ -59,7 +63,7 @@ pub(super) fn run(give_up_after: Duration) -> Result<(), AppError> {
     }
     let event: permission::HookEvent = serde_json::from_slice(&raw)
         .map_err(|error| AppError::BadInput(format!("stdin: not a hook event: {error}")))?;
-    let question = match permission::question(&event, &question_id()?) {
+    let question = match permission::question(&with_plan(&event), &question_id()?) {
         Ok(question) => question,
         Err(unbridged) => {
             // Not an error: Claude Code's own prompt asks instead.
@@ -148,6 +152,48 @@ pub(super) fn run(give_up_after: Duration) -> Result<(), AppError> {
         Some(decision) => super::print(&format!("{decision}\n")),
         None => Ok(()),
     }
+}
+
+/// The event with its plan, for an `ExitPlanMode` whose input came without one: the plan
+/// file the transcript shows written (see [`crate::bridges::claude_code::plan`]).
+fn with_plan(event: &permission::HookEvent) -> permission::HookEvent {
+    use crate::bridges::claude_code::plan::{last_plan_file, plans_dir};
+    let has_plan = event
+        .tool_input
+        .get("plan")
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|plan| !plan.trim().is_empty());
+    let mut shown = event.clone();
+    if event.tool_name != "ExitPlanMode" || has_plan {
+        return shown;
+    }
+    let read = |path: &Path, limit: u64| -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .ok()?
+            .take(limit)
+            .read_to_end(&mut bytes)
+            .ok()?;
+        Some(bytes)
+    };
+    let plan = event
+        .transcript_path
+        .as_deref()
+        .map(Path::new)
+        .and_then(|transcript| {
+            let file = last_plan_file(
+                &read(transcript, MAX_TRANSCRIPT_BYTES)?,
+                &plans_dir(transcript)?,
+            )?;
+            read(&file, MAX_PLAN_BYTES)
+        });
+    if let (Some(plan), Some(input)) = (plan, shown.tool_input.as_object_mut()) {
+        input.insert(
+            "plan".into(),
+            String::from_utf8_lossy(&plan).into_owned().into(),
+        );
+    }
+    shown
 }
 
 /// Returns once the transcript shows the call answered in the terminal; never without a

@@ -14,7 +14,9 @@ It checks, on what Claude Code sends back to the model and on what the surface h
    that comment, and the command does not run;
 3. a permission answered in the terminal first runs the command, and its question on the
    surface shows as withdrawn;
-4. with the surface stopped, the hook gives up at once and the terminal's prompt decides.
+4. with the surface stopped, the hook gives up at once and the terminal's prompt decides;
+5. in plan mode, an ExitPlanMode is a confirmation showing the plan: declined there with a
+   comment, the model is told the comment; approved there, the model is told so.
 Exits non-zero with what it saw when any of that does not hold.
 """
 import glob
@@ -51,6 +53,15 @@ SCRIPT = [
     [{"tool_use": {"name": "Bash", "input": {"command": "touch ./no-surface",
                                              "description": "Mark again"}}}],
     [{"text": "Marked without a surface."}],
+    # In plan mode the model writes its plan to the file Claude Code names, then asks.
+    [{"tool_use": {"name": "Write", "input": {"file_path": "$PLAN_FILE",
+                                              "content": "## Plan\n\n1. Drop the old table.\n"}}}],
+    [{"text": "Here is my plan."}, {"tool_use": {"name": "ExitPlanMode", "input": {}}}],
+    [{"text": "Understood: I keep planning."}],
+    [{"tool_use": {"name": "Write", "input": {"file_path": "$PLAN_FILE",
+                                              "content": "## Plan\n\n1. Keep the old table.\n"}}}],
+    [{"tool_use": {"name": "ExitPlanMode", "input": {}}}],
+    [{"text": "Starting on the approved plan."}],
 ]
 
 work = tempfile.mkdtemp(prefix="chatsurface-bridge-")
@@ -126,9 +137,9 @@ def tool_results():
         body = json.loads(line)["body"]
         if not body.get("tools"):
             continue
-        content = body["messages"][-1]["content"]
-        if isinstance(content, list):
-            results += [part for part in content if part.get("type") == "tool_result"]
+        for message in body["messages"]:
+            if isinstance(message["content"], list):
+                results += [part for part in message["content"] if part.get("type") == "tool_result"]
     # Claude Code sends a turn's messages again with every request: keep each result once.
     unique = {}
     for result in results:
@@ -141,6 +152,22 @@ def result_text(result):
     if isinstance(content, list):
         return "".join(part.get("text", "") for part in content)
     return content
+
+
+def start_claude(mode, ready):
+    exports = " ".join(f"{name}={env[name]}" for name in ("HOME", "CHATSURFACE_DATA_DIR", "CHATSURFACE_SOCKET"))
+    subprocess.run(["tmux", "kill-session", "-t", tmux_session], capture_output=True)
+    tmux("new-session", "-d", "-s", tmux_session, "-x", "200", "-y", "50", "-c", project,
+         f"env -u XDG_RUNTIME_DIR {exports} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
+         f"ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
+         f"{claude} --permission-mode {mode}")
+    deadline = time.time() + 40
+    while ready not in pane():
+        if "Do you want to use this API key?" in pane():
+            keys("Up", "Enter")
+        if time.time() > deadline:
+            fail(f"Claude Code never showed {ready!r}:\n{pane()}")
+        time.sleep(0.2)
 
 
 def start_surface():
@@ -160,15 +187,7 @@ try:
                                os.path.join(work, "script.json"), port_file, requests_file])
     processes.append(server)
     wait_until("the fake model's port", lambda: os.path.exists(port_file) and open(port_file).read())
-    exports = " ".join(f"{name}={env[name]}" for name in ("HOME", "CHATSURFACE_DATA_DIR", "CHATSURFACE_SOCKET"))
-    subprocess.run(["tmux", "kill-session", "-t", tmux_session], capture_output=True)
-    tmux("new-session", "-d", "-s", tmux_session, "-x", "200", "-y", "50", "-c", project,
-         f"env -u XDG_RUNTIME_DIR {exports} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
-         f"ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
-         f"{claude} --permission-mode default")
-    wait_until("the API key question", lambda: "Do you want to use this API key?" in pane())
-    keys("Up", "Enter")
-    wait_until("the prompt", lambda: "? for shortcuts" in pane())
+    start_claude("default", "? for shortcuts")
 
     # 1. The questions, answered on the surface.
     type_line("Set up storage for the app")
@@ -233,6 +252,30 @@ try:
     if not os.path.exists(os.path.join(project, "no-surface")):
         fail("the command allowed in the terminal did not run")
     print("4. no surface; the terminal's prompt decided")
+
+    # 5. A plan, declined and then approved on the surface.
+    start_surface()
+    start_claude("plan", "plan mode on")
+    type_line("Plan the storage migration")
+    [plan] = wait_until("the plan on the surface", pending)
+    if plan["kind"] != "confirmation" or "1. Drop the old table." not in plan["message"]:
+        fail(f"the plan's question is {plan}")
+    api("POST", f"/v1/pending/{plan['id']}", {"outcome": "declined", "comment": "keep the old table"})
+    wait_until("the model's reply", lambda: "Understood: I keep planning." in pane())
+    rejected = tool_results()[-1]
+    if "keep the old table" not in result_text(rejected):
+        fail(f"the model was told {rejected}")
+    print(f"5. plan declined on the surface; the model was told: {result_text(rejected)[:160]}")
+    type_line("Keep the old table, then")
+    [second] = wait_until("the second plan on the surface", pending)
+    if "1. Keep the old table." not in second["message"]:
+        fail(f"the second plan's question is {second}")
+    api("POST", f"/v1/pending/{second['id']}", {"outcome": "accepted"})
+    wait_until("the model's reply", lambda: "Starting on the approved plan." in pane())
+    approved = tool_results()[-1]
+    if approved.get("is_error") or "approved" not in result_text(approved).lower():
+        fail(f"the model was told {approved}")
+    print(f"   plan approved on the surface; the model was told: {result_text(approved)[:160]}")
 finally:
     subprocess.run(["tmux", "kill-session", "-t", tmux_session], capture_output=True)
     for process in processes:

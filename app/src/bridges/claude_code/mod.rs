@@ -13,9 +13,11 @@
 //!
 //! [`permission`] translates one hook event to a question and an answer to the decision;
 //! [`settings`] merges the hook into Claude Code's settings file; [`terminal_answer`] reads
-//! the transcript for the terminal's answer. None does I/O.
+//! the transcript for the terminal's answer; [`plan`] finds the plan file an `ExitPlanMode`
+//! asks about. None does I/O.
 
 pub mod permission;
+pub mod plan;
 pub mod settings;
 pub mod terminal_answer;
 

@@ -7,7 +7,7 @@
 //! input plus `answers` (question → chosen label, several joined by ", ", or the text typed)
 //! and `annotations` (question → `{notes}`) where the human wrote text beside a choice.
 //! `ExitPlanMode` becomes a confirmation showing the plan; any other tool a confirmation naming
-//! what it will do. Accepted is `allow`; declined is `deny` with the human's comment as the
+//! what it will do. Accepted is `allow` with the input as it came; declined is `deny` with the human's comment as the
 //! `message` Claude Code hands the model.
 //!
 //! Ids are built from the event (`q<n>`, `o<n>`) so that the answer maps back without state.
@@ -264,7 +264,9 @@ pub fn decision(event: &HookEvent, question: &Question, reply: &Value) -> Option
     let decision = match question.kind {
         Kind::Batch => answers(&event.tool_input, reply)?,
         Kind::Confirmation => match reply.get("status").and_then(Value::as_str)? {
-            "accepted" => json!({"behavior": "allow"}),
+            // Claude Code 2.1.328 takes an `ExitPlanMode` allowed without `updatedInput` as no
+            // answer (its prompt stays up); the input as it came is what was allowed.
+            "accepted" => json!({"behavior": "allow", "updatedInput": event.tool_input}),
             "declined" => {
                 let comment = reply
                     .get("comment")
@@ -479,7 +481,7 @@ mod tests {
         let allowed = decision(&bash, &asked, &json!({"status": "accepted"})).unwrap();
         assert_eq!(
             allowed["hookSpecificOutput"]["decision"],
-            json!({"behavior": "allow"})
+            json!({"behavior": "allow", "updatedInput": bash.tool_input})
         );
     }
 
