@@ -680,6 +680,38 @@ fn a_held_question_is_withdrawn_when_its_client_goes_away_and_kept_otherwise() {
 }
 
 #[test]
+fn a_held_question_left_by_a_server_that_died_is_withdrawn_when_one_starts() {
+    let mut surface = Surface::new("cs-api", "hold-crash");
+    let token = surface.integration("bridge", false);
+    let held = json!({"id": "c1", "message": "rm -rf build", "hold": true});
+    let kept = json!({"id": "c2", "message": "deploy", "wait": 0});
+    let mut client = waiting_post(&surface, &token, "/v1/sessions/s/confirmations", &held);
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/sessions/s/confirmations",
+        Some(&token),
+        Some(kept.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200);
+    surface.wait_pending(2);
+    surface.kill_server();
+    let _ = client.kill();
+    let _ = client.wait();
+    assert!(
+        surface.log("s").contains("\"held\":true"),
+        "the log says it was held"
+    );
+    surface.start();
+    let pending = surface.pending();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!(
+        pending[0]["id"], "c2",
+        "a question asked without hold still waits"
+    );
+    assert_eq!(surface.log("s").matches("\"withdrawn\"").count(), 1);
+}
+
+#[test]
 fn removing_an_integration_withdraws_its_waiting_question() {
     let surface = Surface::new("cs-api", "remove");
     let token = surface.integration("temp", true);

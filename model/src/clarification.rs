@@ -101,6 +101,11 @@ pub struct BatchSpec {
     /// An absolute path the human can open from the question (a diff, a plan, a log).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attachment: Option<String>,
+    /// Whether the question lives only as long as the connection that asked it (the API's
+    /// `hold`): a server starting after a crash withdraws such a question still waiting,
+    /// since no client can be waiting for it any more.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
 }
 
 /// The answer to one item.
@@ -232,6 +237,7 @@ mod tests {
     fn batch(timeout_s: Option<f64>, opened_at: &str) -> ClarificationBatch {
         ClarificationBatch {
             spec: BatchSpec {
+                held: false,
                 id: "b".into(),
                 thread_id: "t".into(),
                 title: None,

@@ -34,6 +34,11 @@ pub struct ConfirmationSpec {
     /// An absolute path the human can open from the card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attachment: Option<String>,
+    /// Whether the question lives only as long as the connection that asked it (the API's
+    /// `hold`): a server starting after a crash withdraws such a question still waiting,
+    /// since no client can be waiting for it any more.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub held: bool,
 }
 
 impl ConfirmationSpec {

@@ -243,6 +243,7 @@ mod tests {
             },
             EventBody::ClarificationBatchOpened {
                 batch: BatchSpec {
+                    held: false,
                     id: "b".into(),
                     thread_id: "t".into(),
                     title: None,
@@ -277,6 +278,7 @@ mod tests {
             },
             EventBody::ConfirmationRequested {
                 confirmation: ConfirmationSpec {
+                    held: false,
                     id: "c".into(),
                     thread_id: "t".into(),
                     title: None,

@@ -361,6 +361,7 @@ mod tests {
 
     fn batch(items: Vec<ClarificationItem>) -> BatchSpec {
         BatchSpec {
+            held: false,
             id: "b1".into(),
             thread_id: "t1".into(),
             title: None,
@@ -434,6 +435,7 @@ mod tests {
     #[test]
     fn confirmation_labels_are_limited_to_thirty() {
         let confirmation = ConfirmationSpec {
+            held: false,
             id: "c1".into(),
             thread_id: "t1".into(),
             title: None,

@@ -58,6 +58,7 @@ impl Events {
         items: Vec<ClarificationItem>,
     ) {
         let batch = BatchSpec {
+            held: false,
             id: id.into(),
             thread_id: thread.into(),
             title: None,

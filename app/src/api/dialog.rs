@@ -136,6 +136,7 @@ pub fn parse_dialog(
             ));
         }
         let batch = BatchSpec {
+            held: false,
             id: id.into(),
             thread_id: thread_id.into(),
             title: Some(title),
@@ -166,6 +167,7 @@ pub fn parse_dialog(
             ));
         }
         let confirmation = ConfirmationSpec {
+            held: false,
             id: id.into(),
             thread_id: thread_id.into(),
             title: Some(title),

@@ -24,7 +24,7 @@ pub mod questions;
 mod routes;
 pub mod store;
 
-pub use routes::{router, withdraw_orphaned_dialogs};
+pub use routes::{router, withdraw_orphaned_questions};
 
 use auth::TokenStore;
 use axum::http::StatusCode;

@@ -2,7 +2,7 @@
 
 use crate::api::auth::TokenStore;
 use crate::api::store::SessionStore;
-use crate::api::{serve, withdraw_orphaned_dialogs, ApiState, Listen};
+use crate::api::{serve, withdraw_orphaned_questions, ApiState, Listen};
 use crate::error::AppError;
 use crate::paths::{data_dir, socket_path};
 use std::net::SocketAddr;
@@ -20,8 +20,8 @@ fn open_store() -> Result<(Arc<SessionStore>, Arc<TokenStore>), AppError> {
     tokens
         .operator_token()
         .map_err(|error| AppError::CannotCreate(error.to_string()))?;
-    let withdrawn =
-        withdraw_orphaned_dialogs(&store).map_err(|error| AppError::BadInput(error.to_string()))?;
+    let withdrawn = withdraw_orphaned_questions(&store)
+        .map_err(|error| AppError::BadInput(error.to_string()))?;
     if withdrawn > 0 {
         tracing::info!("withdrew {withdrawn} question(s) left open by a previous server");
     }

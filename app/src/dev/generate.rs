@@ -223,6 +223,7 @@ impl Generator {
         }
         let thread_id = self.thread_id();
         let spec = BatchSpec {
+            held: false,
             id: format!("b{index}").as_str().into(),
             thread_id: thread_id.as_str().into(),
             title: Some(format!("Questions #{index}")),
@@ -310,6 +311,7 @@ pub fn generate(config: &GeneratorConfig) -> Vec<EventBody> {
             let thread_id = generator.thread_id();
             events.push(EventBody::ConfirmationRequested {
                 confirmation: ConfirmationSpec {
+                    held: false,
                     id: id.as_str().into(),
                     thread_id: thread_id.as_str().into(),
                     title: Some(format!("Run migration #{confirmations_made}?")),

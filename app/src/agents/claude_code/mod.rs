@@ -255,6 +255,7 @@ impl Reader<'_> {
                 .and_then(Value::as_str)
                 .unwrap_or("(no plan)");
             let confirmation = ConfirmationSpec {
+                held: false,
                 id: id.into(),
                 thread_id: thread.into(),
                 title: Some("Approve the plan?".to_owned()),
@@ -341,6 +342,7 @@ impl Reader<'_> {
     fn declined(&mut self, at: Option<String>, call: &ToolCall, id: &str, reason: Option<String>) {
         let what = records::describe_call(&call.name, &call.input);
         let confirmation = ConfirmationSpec {
+            held: false,
             id: format!("{id}-permission").as_str().into(),
             thread_id: call.thread.as_str().into(),
             title: Some(title_of(&format!("Allow {}?", call.name))),

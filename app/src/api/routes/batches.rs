@@ -39,7 +39,8 @@ pub(in crate::api) async fn open(
     let wait = wait_seconds(body.remove("wait").as_ref())?;
     let hold = hold_flag(body.remove("hold").as_ref())?;
     let thread = mirror::thread_of(&mut body);
-    let batch: BatchSpec = mirror::typed(body)?;
+    let mut batch: BatchSpec = mirror::typed(body)?;
+    batch.held = hold;
     chatsurface_model::validate_batch_size(&batch).map_err(ApiError::invalid)?;
     let (id, timeout) = (batch.id.clone(), batch.timeout_s);
     append_mirrored(&state, (&caller, &sid), false, move |build| {
@@ -159,7 +160,7 @@ pub(super) fn expire_when_due(session: Arc<LiveSession>, id: String, after: Dura
 /// Arms the expiry of every open batch that has a timeout, counted from when it was asked:
 /// what a server does when it starts, so a batch outlives a restart with its deadline (one
 /// that passed while no server ran expires at once). Dialogs are not batches of this kind:
-/// their question dies with their connection (see `withdraw_orphaned_dialogs`).
+/// their question dies with their connection (see `withdraw_orphaned_questions`).
 pub(in crate::api) fn expire_batches_when_due(store: &SessionStore) {
     let now = SystemTime::now();
     for (_, session) in store.all() {

@@ -34,7 +34,8 @@ pub(in crate::api) async fn open(
     let wait = wait_seconds(body.remove("wait").as_ref())?;
     let hold = hold_flag(body.remove("hold").as_ref())?;
     let thread = mirror::thread_of(&mut body);
-    let confirmation: ConfirmationSpec = mirror::typed(body)?;
+    let mut confirmation: ConfirmationSpec = mirror::typed(body)?;
+    confirmation.held = hold;
     let (id, timeout) = (confirmation.id.clone(), confirmation.timeout_s);
     append_mirrored(&state, (&caller, &sid), false, move |build| {
         build.add_in_thread(&thread, EventBody::ConfirmationRequested { confirmation });

@@ -198,18 +198,26 @@ async fn until_removed(state: &ApiState, slug: &str) {
     }
 }
 
-/// Withdraws dialogs left open by a server that died: their clients are gone.
-pub fn withdraw_orphaned_dialogs(store: &SessionStore) -> Result<usize, StoreError> {
+/// Withdraws the questions a server that died left waiting for clients that are gone: its
+/// dialogs, and the questions asked with `hold` (a bridge's hook).
+pub fn withdraw_orphaned_questions(store: &SessionStore) -> Result<usize, StoreError> {
     let mut withdrawn = 0;
     for (_, session) in store.all() {
         let orphans: Vec<EventBody> = session.read(|snapshot| {
-            let in_dialogs =
-                |thread: &chatsurface_model::ThreadId| thread.as_str() == DIALOG_THREAD;
+            let orphaned = |thread: &chatsurface_model::ThreadId, held: bool| {
+                held || thread.as_str() == DIALOG_THREAD
+            };
             let batches = (0..snapshot.batches.len())
-                .filter(|&index| in_dialogs(&snapshot.batches[index].spec.thread_id))
+                .filter(|&index| {
+                    let spec = &snapshot.batches[index].spec;
+                    orphaned(&spec.thread_id, spec.held)
+                })
                 .map(NodeRef::Batch);
             let confirmations = (0..snapshot.confirmations.len())
-                .filter(|&index| in_dialogs(&snapshot.confirmations[index].spec.thread_id))
+                .filter(|&index| {
+                    let spec = &snapshot.confirmations[index].spec;
+                    orphaned(&spec.thread_id, spec.held)
+                })
                 .map(NodeRef::Confirmation);
             batches
                 .chain(confirmations)

@@ -10,7 +10,7 @@ mod pending;
 mod sessions;
 
 pub(super) use batches::expire_batches_when_due;
-pub use dialogs::withdraw_orphaned_dialogs;
+pub use dialogs::withdraw_orphaned_questions;
 
 use super::error::{ApiError, ErrorCode};
 use super::mirror::Mirrored;
