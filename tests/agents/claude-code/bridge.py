@@ -29,7 +29,9 @@ import sys
 import tempfile
 import time
 
-claude, chatsurface = sys.argv[1], os.path.abspath(sys.argv[2])
+# tmux starts Claude Code in the project folder, so a relative path must be resolved here.
+claude = os.path.abspath(shutil.which(sys.argv[1]) or sys.argv[1])
+chatsurface = os.path.abspath(sys.argv[2])
 here = os.path.dirname(os.path.abspath(__file__))
 QUESTIONS = [
     {"question": "Which database should we use?", "header": "Database", "multiSelect": False,
@@ -87,7 +89,10 @@ def fail(why):
 
 
 def tmux(*args):
-    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+    done = subprocess.run(["tmux", "-L", tmux_session, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"tmux {args[0]} failed: {done.stderr.strip()}")
+    return done.stdout
 
 
 def pane():
@@ -156,11 +161,18 @@ def result_text(result):
 
 def start_claude(mode, ready):
     exports = " ".join(f"{name}={env[name]}" for name in ("HOME", "CHATSURFACE_DATA_DIR", "CHATSURFACE_SOCKET"))
-    subprocess.run(["tmux", "kill-session", "-t", tmux_session], capture_output=True)
-    tmux("new-session", "-d", "-s", tmux_session, "-x", "200", "-y", "50", "-c", project,
-         f"env -u XDG_RUNTIME_DIR {exports} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
-         f"ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
-         f"{claude} --permission-mode {mode}")
+    command = (f"env -u XDG_RUNTIME_DIR {exports} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
+               f"ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
+               # A Claude Code that exits early leaves its last words in the pane, for fail() to show.
+               f"{claude} --permission-mode {mode}; echo \"[Claude Code exited: $?]\"; sleep 600")
+    # A second start replaces the pane's process: killing the only session would stop the tmux
+    # server, and a new session started while it stops fails ("server exited unexpectedly").
+    if subprocess.run(["tmux", "-L", tmux_session, "has-session", "-t", tmux_session],
+                      capture_output=True).returncode == 0:
+        tmux("respawn-pane", "-k", "-t", tmux_session, "-c", project, command)
+        tmux("clear-history", "-t", tmux_session)
+    else:
+        tmux("new-session", "-d", "-s", tmux_session, "-x", "200", "-y", "50", "-c", project, command)
     deadline = time.time() + 40
     while ready not in pane():
         if "Do you want to use this API key?" in pane():
@@ -277,7 +289,7 @@ try:
         fail(f"the model was told {approved}")
     print(f"   plan approved on the surface; the model was told: {result_text(approved)[:160]}")
 finally:
-    subprocess.run(["tmux", "kill-session", "-t", tmux_session], capture_output=True)
+    subprocess.run(["tmux", "-L", tmux_session, "kill-server"], capture_output=True)
     for process in processes:
         process.kill()
     shutil.rmtree(work, ignore_errors=True)

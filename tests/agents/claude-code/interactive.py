@@ -64,10 +64,13 @@ server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_anthro
                            os.path.join(work, "script.json"), port_file,
                            os.path.join(work, "requests.jsonl")])
 session = "chatsurface-claude"
+# Each run has a tmux server of its own: a run started while the last one's server stops would
+# fail to reach it ("server exited unexpectedly"), and a user's own tmux is left alone.
+tmux_socket = f"chatsurface-claude-{os.getpid()}"
 
 
 def tmux(*args):
-    return subprocess.run(["tmux", *args], check=True, capture_output=True, text=True).stdout
+    return subprocess.run(["tmux", "-L", tmux_socket, *args], check=True, capture_output=True, text=True).stdout
 
 
 def pane():
@@ -144,7 +147,6 @@ try:
         time.sleep(0.1)
     env = (f"env HOME={home} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
            "ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", project,
          f"{env} {claude} --permission-mode {MODES[which]}")
     wait_for("Do you want to use this API key?")
@@ -161,6 +163,6 @@ try:
             shutil.copy(os.path.join(projects, folder, name), out_dir)
             print(f"{which}: {name}")
 finally:
-    subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    subprocess.run(["tmux", "-L", tmux_socket, "kill-server"], capture_output=True)
     server.kill()
     shutil.rmtree(work, ignore_errors=True)
