@@ -560,11 +560,19 @@ fn the_window_alone_serves_the_api_and_an_agents_question_is_answered_in_it() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    display.keys(&["o", "ctrl+Return"]);
+    display.keys(&["o"]);
+    read_the_confirmation();
+    display.keys(&["ctrl+Return"]);
     let output = ask.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0), "ask exits 0 when accepted");
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
+}
+
+/// Waits as a human reading a confirmation would: the window takes no accept for a
+/// confirmation's first half second on screen.
+fn read_the_confirmation() {
+    std::thread::sleep(Duration::from_millis(800));
 }
 
 /// Waits until the window's in-process API listens.
@@ -654,7 +662,9 @@ fn two_agents_asking_at_once_each_get_their_own_answer() {
         "the reviewer's question is counted",
         |title| title.starts_with("deployer") && title.contains("1 waiting in 1 other session"),
     );
-    display.keys(&["o", "ctrl+Return"]);
+    display.keys(&["o"]);
+    read_the_confirmation();
+    display.keys(&["ctrl+Return"]);
     let answered = deployer.wait().unwrap();
     assert_eq!(
         answered.code(),
@@ -678,7 +688,9 @@ fn two_agents_asking_at_once_each_get_their_own_answer() {
     wait_for_title(&display, &window, "o moves to the reviewer", |title| {
         title.starts_with("reviewer") && title.contains("1 confirmation")
     });
-    display.keys(&["Escape", "o", "ctrl+Return"]);
+    display.keys(&["Escape", "o"]);
+    read_the_confirmation();
+    display.keys(&["ctrl+Return"]);
     let output = reviewer.wait_with_output().unwrap();
     assert_eq!(
         output.status.code(),

@@ -27,7 +27,7 @@ use chatsurface_compositor::{FontSet, TextSystem};
 use chatsurface_compositor::{FrameLayout, FrameRegions, HitTarget};
 use chatsurface_compositor::{IntentRequest, Notice, ScrollAnchor, Viewport};
 use chatsurface_model::{EventBody, History, NodeRef, Snapshot, ThreadId};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -52,6 +52,22 @@ pub(super) struct ShownFrame {
     pub regions: FrameRegions,
     /// What the compositor said of the frame.
     pub info: Option<FrameInfo>,
+}
+
+/// Notes when each open confirmation first came into a frame (its `cards`), forgetting the
+/// closed ones.
+fn note_confirmations_shown(
+    shown_at: &mut BTreeMap<NodeRef, Instant>,
+    cards: &[(NodeRef, Rect)],
+    snapshot: &Snapshot,
+) {
+    let now = Instant::now();
+    shown_at.retain(|node, _| snapshot.is_open_question(*node));
+    for (node, _) in cards {
+        if matches!(node, NodeRef::Confirmation(_)) && snapshot.is_open_question(*node) {
+            shown_at.entry(*node).or_insert(now);
+        }
+    }
 }
 
 /// What a status line says and how loudly.
@@ -123,6 +139,10 @@ pub(super) struct Desk {
     /// How long after a session switch clicks are ignored: a click aimed at the last
     /// session's button must not land on the new one's.
     pub click_grace: Duration,
+    /// When each open confirmation of the shown session was first in a frame.
+    confirmation_shown_at: BTreeMap<NodeRef, Instant>,
+    /// How long a confirmation must have been on screen before it can be accepted.
+    pub accept_grace: Duration,
     /// The session switcher, while it is open.
     switcher: Option<Switcher>,
     /// What reads the switcher's list, started the first time it opens.
@@ -134,6 +154,11 @@ pub(super) struct Desk {
 /// The default [`Desk::click_grace`]: longer than a human takes to notice a change and stop
 /// a click already on its way.
 pub(super) const CLICK_GRACE: Duration = Duration::from_millis(600);
+
+/// The default [`Desk::accept_grace`]. A confirmation that appears while the human is typing
+/// or clicking elsewhere must not be approved by the momentum of that: a Ctrl+Enter or a click
+/// meant for what was there before lands in this half second and is refused.
+pub(super) const ACCEPT_GRACE: Duration = Duration::from_millis(500);
 
 impl std::fmt::Debug for Desk {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -173,6 +198,8 @@ impl Desk {
             switched_at: None,
             part_in_view: None,
             click_grace: CLICK_GRACE,
+            confirmation_shown_at: BTreeMap::new(),
+            accept_grace: ACCEPT_GRACE,
             switcher: None,
             scanner: None,
             folders: Folders::of_this_machine(),
@@ -319,8 +346,18 @@ impl Desk {
             regions: frame.regions,
             info: Some(info.clone()),
         };
+        note_confirmations_shown(&mut self.confirmation_shown_at, &self.shown.cards, snapshot);
         self.bring_focused_part_into_view(&frame);
         Some((frame, info))
+    }
+
+    /// Whether a confirmation has been on screen too short a time to be accepted.
+    fn just_appeared(&self, node: NodeRef) -> bool {
+        matches!(node, NodeRef::Confirmation(_))
+            && self
+                .confirmation_shown_at
+                .get(&node)
+                .is_none_or(|shown_at| shown_at.elapsed() < self.accept_grace)
     }
 
     /// When the keyboard moved to another part of the question (an item below the fold of a
@@ -481,6 +518,7 @@ impl Desk {
         self.hovered = None;
         self.expanded.clear();
         self.shown = ShownFrame::default();
+        self.confirmation_shown_at.clear();
         self.compositor.reset();
         self.switches += 1;
         self.switched_at = Some(Instant::now());
@@ -840,6 +878,10 @@ impl Desk {
         if !on_screen {
             self.reveal(answering.node());
             self.say("the question is now in view: check it, then send again");
+            return;
+        }
+        if matches!(send, Send::Answer) && self.just_appeared(answering.node()) {
+            self.say("this confirmation has just appeared: read it, then accept again");
             return;
         }
         let event = match send {
@@ -1319,6 +1361,48 @@ mod tests {
     }
 
     #[test]
+    fn a_confirmation_that_has_just_appeared_cannot_be_accepted_by_key_or_click() {
+        let (_root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "deployer");
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.look();
+        desk.lay_out(viewport());
+        agent.ask_confirmation();
+        desk.look();
+        desk.lay_out(viewport());
+        desk.command(Command::NextOpenQuestion);
+        desk.command(Command::Submit);
+        let refused = Some("this confirmation has just appeared: read it, then accept again");
+        assert_eq!(desk.status.as_ref().map(|s| s.text.as_str()), refused);
+        let accept = hit_of(&desk, is_accept);
+        click_at(&mut desk, accept);
+        assert_eq!(desk.status.as_ref().map(|s| s.text.as_str()), refused);
+        assert!(agent.answers_written().is_empty());
+        std::thread::sleep(ACCEPT_GRACE);
+        desk.lay_out(viewport());
+        desk.command(Command::Submit);
+        assert_eq!(desk.status.as_ref().map(|s| s.text.as_str()), Some("sent"));
+        assert_eq!(agent.answers_written().len(), 1);
+    }
+
+    #[test]
+    fn declining_a_confirmation_is_taken_at_once() {
+        let (_root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "deployer");
+        agent.ask_confirmation();
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.look();
+        desk.lay_out(viewport());
+        desk.command(Command::NextOpenQuestion);
+        desk.command(Command::Decline);
+        assert_eq!(
+            desk.status.as_ref().map(|s| s.text.as_str()),
+            Some("declined")
+        );
+        assert_eq!(agent.answers_written().len(), 1);
+    }
+
+    #[test]
     fn a_click_on_a_frame_of_another_session_answers_nothing() {
         let (_root, dir) = scratch_store();
         let mut deployer = Agent::start(&dir, "deployer");
@@ -1354,6 +1438,7 @@ mod tests {
         assert!(reviewer.answers_written().is_empty());
         // After the grace, the click answers the reviewer.
         desk.click_grace = Duration::ZERO;
+        desk.accept_grace = Duration::ZERO;
         click_at(&mut desk, accept);
         assert_eq!(
             desk.status.as_ref().map(|status| status.text.as_str()),
