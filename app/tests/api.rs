@@ -654,6 +654,53 @@ fn a_confirmation_asked_in_a_session_returns_the_verdict_and_comment() {
 }
 
 #[test]
+fn a_confirmation_offering_always_is_accepted_for_good_only_where_it_offers_it() {
+    let surface = Surface::new("cs-api", "always");
+    let token = surface.integration("bridge", false);
+    let operator = surface.operator_token();
+    let ask = json!({"id": "c1", "message": "Edit a.txt", "accept_always": "Allow all edits"});
+    let waiting = waiting_post(&surface, &token, "/v1/sessions/cc-1/confirmations", &ask);
+    let pending = surface.wait_pending(1);
+    assert_eq!(pending[0]["accept_always"], "Allow all edits");
+    let for_good = json!({"outcome": "accepted", "always": true});
+    let (status, body) = surface.http(
+        "POST",
+        "/v1/pending/c1",
+        Some(&operator),
+        Some(for_good.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200, "{body}");
+    let reply: Value = serde_json::from_slice(&finish(waiting).stdout).unwrap();
+    assert_eq!(
+        reply,
+        json!({"confirmation_id": "c1", "status": "accepted", "always": true})
+    );
+    // Without the offer, or declined, or not a boolean: refused, naming the field; still open.
+    let plain = json!({"id": "c2", "message": "rm -rf build", "wait": 0});
+    let (status, _) = surface.http(
+        "POST",
+        "/v1/sessions/cc-1/confirmations",
+        Some(&token),
+        Some(plain.to_string().as_bytes()),
+    );
+    assert_eq!(status, 200);
+    for (verdict, field) in [
+        (json!({"outcome": "accepted", "always": true}), "always"),
+        (json!({"outcome": "accepted", "always": "yes"}), "always"),
+    ] {
+        let (status, body) = surface.http(
+            "POST",
+            "/v1/pending/c2",
+            Some(&operator),
+            Some(verdict.to_string().as_bytes()),
+        );
+        assert_eq!(status, 400, "{verdict}: {body}");
+        assert!(body.to_string().contains(field), "{verdict}: {body}");
+    }
+    assert_eq!(surface.pending().len(), 1, "c2 still waits");
+}
+
+#[test]
 fn a_held_question_is_withdrawn_when_its_client_goes_away_and_kept_otherwise() {
     let surface = Surface::new("cs-api", "hold");
     let token = surface.integration("bridge", false);

@@ -75,6 +75,8 @@ pub enum CardHit {
     Field(AnswerField),
     /// A confirmation's accept button.
     Accept,
+    /// A confirmation's "accept for good" button (its `accept_always` answer).
+    AcceptAlways,
     /// A confirmation's decline button.
     Decline,
     /// A batch's submit button.

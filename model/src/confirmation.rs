@@ -25,6 +25,10 @@ pub struct ConfirmationSpec {
     /// The decline button's label (at most 30 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decline: Option<String>,
+    /// The label of a third answer, accepting for good (at most 60 characters): the agent
+    /// will not ask again for actions of this kind. Without it there is no such answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept_always: Option<String>,
     /// Whether the human may add a comment.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub comment: bool,
@@ -105,6 +109,9 @@ pub struct Confirmation {
     /// The comment the human gave with the outcome.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome_comment: Option<String>,
+    /// Whether it was accepted for good (its `accept_always` answer).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub accepted_always: bool,
     /// When it was asked (RFC 3339, from its event).
     pub opened_at: String,
     /// The sequence number of the last event that changed it.

@@ -103,6 +103,9 @@ pub enum EventBody {
         /// The human's comment.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         comment: Option<String>,
+        /// Whether it was accepted for good: the confirmation's `accept_always` answer.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        always: bool,
     },
     /// A decision was recorded.
     DecisionRecorded {
@@ -123,10 +126,10 @@ impl EventBody {
             serde_json::from_str(line)
         }
         macro_rules! payload {
-            ($variant:ident { $($field:ident: $ty:ty),* $(,)? }) => {{
+            ($variant:ident { $($(#[$meta:meta])* $field:ident: $ty:ty),* $(,)? }) => {{
                 #[derive(Deserialize)]
                 struct Payload {
-                    $($field: $ty,)*
+                    $($(#[$meta])* $field: $ty,)*
                 }
                 read::<Payload>(line).map(|payload| EventBody::$variant { $($field: payload.$field,)* })
             }};
@@ -165,6 +168,8 @@ impl EventBody {
                 confirmation_id: ConfirmationId,
                 outcome: ConfirmationOutcome,
                 comment: Option<String>,
+                #[serde(default)]
+                always: bool,
             }),
             "decision_recorded" => payload!(DecisionRecorded {
                 decision: DecisionSpec
@@ -285,6 +290,7 @@ mod tests {
                     message: "Drop?".into(),
                     accept: None,
                     decline: Some("No".into()),
+                    accept_always: Some("Always drop".into()),
                     comment: true,
                     timeout_s: None,
                     attachment: Some("/tmp/x".into()),
@@ -294,6 +300,7 @@ mod tests {
                 confirmation_id: "c".into(),
                 outcome: ConfirmationOutcome::Declined,
                 comment: Some("later".into()),
+                always: false,
             },
             EventBody::DecisionRecorded {
                 decision: DecisionSpec {

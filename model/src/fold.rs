@@ -157,7 +157,8 @@ impl Snapshot {
                 confirmation_id,
                 outcome,
                 comment,
-            } => self.resolve_confirmation(&confirmation_id, outcome, comment, seq),
+                always,
+            } => self.resolve_confirmation(&confirmation_id, outcome, comment, always, seq),
             EventBody::DecisionRecorded { decision } => self.record_decision(decision, seq),
         }
     }
@@ -317,6 +318,7 @@ impl Snapshot {
             spec: confirmation,
             status: ConfirmationStatus::Pending,
             outcome_comment: None,
+            accepted_always: false,
             opened_at: at.to_owned(),
             revision: seq,
         });
@@ -329,6 +331,7 @@ impl Snapshot {
         confirmation_id: &ConfirmationId,
         outcome: ConfirmationOutcome,
         comment: Option<String>,
+        always: bool,
         seq: u64,
     ) -> Result<(), String> {
         let index = *self
@@ -343,10 +346,20 @@ impl Snapshot {
                 "confirmation \"{confirmation_id}\" is no longer pending"
             ));
         }
+        if always
+            && (outcome != ConfirmationOutcome::Accepted
+                || self.confirmations[index].spec.accept_always.is_none())
+        {
+            return Err(format!(
+                "always: confirmation \"{confirmation_id}\" can be accepted for good only \
+                 with outcome accepted and when it offers accept_always"
+            ));
+        }
         let thread = self.thread_for(&self.confirmations[index].spec.thread_id, "thread_id")?;
         let confirmation = &mut self.confirmations[index];
         confirmation.status = outcome.into();
         confirmation.outcome_comment = comment;
+        confirmation.accepted_always = always;
         confirmation.revision = seq;
         self.threads[thread].pending_confirmations -= 1;
         self.touch(thread, seq);
@@ -464,6 +477,30 @@ mod tests {
         let answer = r#"{"type":"clarification_answer_submitted","batch_id":"b1","answers":[]}"#;
         let error = fold(&[SESSION, TOPIC, BRANCH, BATCH, answer, answer]).unwrap_err();
         assert_eq!(error, "t.jsonl:6: clarification_answer_submitted: batch \"b1\" is no longer open (it is answered)");
+    }
+
+    #[test]
+    fn only_an_accepted_confirmation_that_offers_always_is_accepted_for_good() {
+        let offering = r#"{"type":"confirmation_requested","confirmation":{"id":"c1","thread_id":"t1","message":"Edit a.txt?","accept_always":"Allow edits"}}"#;
+        let plain = r#"{"type":"confirmation_requested","confirmation":{"id":"c1","thread_id":"t1","message":"Edit a.txt?"}}"#;
+        let for_good = r#"{"type":"confirmation_resolved","confirmation_id":"c1","outcome":"accepted","always":true}"#;
+        let declined = r#"{"type":"confirmation_resolved","confirmation_id":"c1","outcome":"declined","always":true}"#;
+        let snapshot = fold(&[SESSION, TOPIC, offering, for_good]).unwrap();
+        assert_eq!(
+            snapshot.confirmations[0].status,
+            ConfirmationStatus::Accepted
+        );
+        assert!(snapshot.confirmations[0].accepted_always);
+        let rule = "always: confirmation \"c1\" can be accepted for good only with outcome \
+                    accepted and when it offers accept_always";
+        assert_eq!(
+            fold(&[SESSION, TOPIC, plain, for_good]).unwrap_err(),
+            format!("t.jsonl:4: confirmation_resolved: {rule}")
+        );
+        assert_eq!(
+            fold(&[SESSION, TOPIC, offering, declined]).unwrap_err(),
+            format!("t.jsonl:4: confirmation_resolved: {rule}")
+        );
     }
 
     #[test]

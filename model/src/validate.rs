@@ -226,6 +226,10 @@ pub fn validate_confirmation(confirmation: &ConfirmationSpec) -> Checked {
             at_most(field, label, limits::BUTTON_LABEL_CHARS)?;
         }
     }
+    if let Some(label) = &confirmation.accept_always {
+        non_empty("confirmation.accept_always", label)?;
+        at_most("confirmation.accept_always", label, limits::TITLE_CHARS)?;
+    }
     if let Some(timeout) = confirmation.timeout_s {
         if !(timeout.is_finite() && timeout > 0.0) {
             return Err(ValidationError::new(
@@ -442,6 +446,7 @@ mod tests {
             message: "Drop the table?".into(),
             accept: Some("x".repeat(31)),
             decline: None,
+            accept_always: None,
             comment: false,
             timeout_s: None,
             attachment: None,
@@ -449,6 +454,15 @@ mod tests {
         assert_eq!(
             validate_confirmation(&confirmation).unwrap_err().field,
             "confirmation.accept"
+        );
+        let always = ConfirmationSpec {
+            accept: None,
+            accept_always: Some("x".repeat(61)),
+            ..confirmation
+        };
+        assert_eq!(
+            validate_confirmation(&always).unwrap_err().field,
+            "confirmation.accept_always"
         );
     }
 

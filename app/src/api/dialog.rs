@@ -174,6 +174,7 @@ pub fn parse_dialog(
             message,
             accept,
             decline,
+            accept_always: None,
             comment,
             timeout_s,
             attachment: attachment.clone(),
@@ -802,6 +803,7 @@ mod tests {
             spec: confirmation(&request).clone(),
             status,
             outcome_comment: comment.map(str::to_owned),
+            accepted_always: false,
             opened_at: "2026-05-01T10:00:00Z".into(),
             revision: 1,
         };

@@ -62,6 +62,7 @@ pub fn close(snapshot: &Snapshot, node: NodeRef, why: Unanswered) -> Option<Even
                         Unanswered::Expired => ConfirmationOutcome::Expired,
                     },
                     comment: None,
+                    always: false,
                 }
             })
         }
@@ -145,6 +146,7 @@ mod tests {
                 confirmation_id: "c1".into(),
                 outcome: ConfirmationOutcome::Withdrawn,
                 comment: None,
+                always: false,
             }
         );
         let event = Event {

@@ -318,6 +318,7 @@ pub fn generate(config: &GeneratorConfig) -> Vec<EventBody> {
                     message: "This rewrites the storage files in place.".into(),
                     accept: Some("Run it".into()),
                     decline: Some("Not now".into()),
+                    accept_always: None,
                     comment: true,
                     timeout_s: Some(600.0),
                     attachment: None,
@@ -333,6 +334,7 @@ pub fn generate(config: &GeneratorConfig) -> Vec<EventBody> {
                     confirmation_id: id.as_str().into(),
                     outcome,
                     comment: None,
+                    always: false,
                 });
             }
             confirmations_made += 1;

@@ -453,7 +453,7 @@ impl Answering {
                 })
             }
             NodeRef::Confirmation(index) => {
-                Ok(self.resolution(snapshot, index, ConfirmationOutcome::Accepted))
+                Ok(self.resolution(snapshot, index, ConfirmationOutcome::Accepted, false))
             }
             _ => Err("nothing to submit".to_owned()),
         }
@@ -489,9 +489,22 @@ impl Answering {
     pub(super) fn decline(&self, snapshot: &Snapshot) -> Option<EventBody> {
         match self.node {
             NodeRef::Confirmation(index) => {
-                Some(self.resolution(snapshot, index, ConfirmationOutcome::Declined))
+                Some(self.resolution(snapshot, index, ConfirmationOutcome::Declined, false))
             }
             _ => None,
+        }
+    }
+
+    /// The event that accepts a confirmation for good (its `accept_always` answer), with the
+    /// comment typed so far.
+    pub(super) fn accept_always(&self, snapshot: &Snapshot) -> Result<EventBody, String> {
+        match self.node {
+            NodeRef::Confirmation(index)
+                if snapshot.confirmations[index].spec.accept_always.is_some() =>
+            {
+                Ok(self.resolution(snapshot, index, ConfirmationOutcome::Accepted, true))
+            }
+            _ => Err("this question offers no \"always\" answer".to_owned()),
         }
     }
 
@@ -500,11 +513,13 @@ impl Answering {
         snapshot: &Snapshot,
         index: usize,
         outcome: ConfirmationOutcome,
+        always: bool,
     ) -> EventBody {
         EventBody::ConfirmationResolved {
             confirmation_id: snapshot.confirmations[index].spec.id.clone(),
             outcome,
             comment: Some(self.comment.trim().to_owned()).filter(|comment| !comment.is_empty()),
+            always,
         }
     }
 }

@@ -102,6 +102,8 @@ enum Send {
     Answer,
     /// Decline the confirmation.
     Decline,
+    /// Accept the confirmation for good.
+    AcceptAlways,
     /// Send every item of the batch as skipped.
     SkipAll,
 }
@@ -820,6 +822,7 @@ impl Desk {
                 }
             }
             Command::Submit => self.send(Send::Answer),
+            Command::AcceptAlways => self.send(Send::AcceptAlways),
             Command::Decline => self.send(Send::Decline),
             Command::OpenAttachment => {
                 let node = self.answering.as_ref().map(Answering::node);
@@ -880,7 +883,8 @@ impl Desk {
             self.say("the question is now in view: check it, then send again");
             return;
         }
-        if matches!(send, Send::Answer) && self.just_appeared(answering.node()) {
+        if matches!(send, Send::Answer | Send::AcceptAlways) && self.just_appeared(answering.node())
+        {
             self.say("this confirmation has just appeared: read it, then accept again");
             return;
         }
@@ -890,6 +894,7 @@ impl Desk {
                 .decline(snapshot)
                 .ok_or_else(|| "only a confirmation can be declined".to_owned()),
             Send::SkipAll => answering.skip_all(snapshot),
+            Send::AcceptAlways => answering.accept_always(snapshot),
         };
         match event {
             Ok(event) => {
@@ -898,6 +903,7 @@ impl Desk {
                     self.say(match send {
                         Send::Answer => "sent",
                         Send::Decline => "declined",
+                        Send::AcceptAlways => "sent: accepted for good",
                         Send::SkipAll => "skipped: every item was sent as skipped",
                     });
                 }
@@ -1026,6 +1032,7 @@ impl Desk {
                 }
             }
             CardHit::Accept | CardHit::Submit => self.send(Send::Answer),
+            CardHit::AcceptAlways => self.send(Send::AcceptAlways),
             CardHit::Decline => self.send(Send::Decline),
             CardHit::SkipAll => self.send(Send::SkipAll),
             CardHit::Attachment => {}
@@ -1383,6 +1390,68 @@ mod tests {
         desk.command(Command::Submit);
         assert_eq!(desk.status.as_ref().map(|s| s.text.as_str()), Some("sent"));
         assert_eq!(agent.answers_written().len(), 1);
+    }
+
+    #[test]
+    fn a_confirmation_offering_always_is_accepted_for_good_by_key_or_button() {
+        let (_root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "claude-code");
+        agent
+            .writer
+            .append(body(serde_json::json!({"type":"confirmation_requested","confirmation":{"id":"c-edit","thread_id":"main","message":"Edit a.txt","accept_always":"Allow edits for this session"}})))
+            .unwrap();
+        agent.ask_confirmation();
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.accept_grace = Duration::ZERO;
+        desk.look();
+        desk.lay_out(viewport());
+        // The button is on the card that offers it, and only there.
+        let always_buttons = desk
+            .shown
+            .hits
+            .iter()
+            .filter(|(_, target)| {
+                matches!(
+                    target,
+                    HitTarget::Answer {
+                        hit: CardHit::AcceptAlways,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(always_buttons, 1);
+        desk.command(Command::NextOpenQuestion);
+        desk.command(Command::AcceptAlways);
+        assert_eq!(
+            desk.status.as_ref().map(|s| s.text.as_str()),
+            Some("sent: accepted for good")
+        );
+        let resolved = |desk: &Desk, id: &str| {
+            desk.snapshot()
+                .confirmations
+                .iter()
+                .find(|c| c.spec.id.as_str() == id)
+                .map(|c| (c.status, c.accepted_always))
+        };
+        desk.look();
+        assert_eq!(
+            resolved(&desk, "c-edit"),
+            Some((chatsurface_model::ConfirmationStatus::Accepted, true))
+        );
+        // The other confirmation offers no such answer: the chord sends nothing.
+        desk.lay_out(viewport());
+        desk.command(Command::NextOpenQuestion);
+        desk.command(Command::AcceptAlways);
+        assert_eq!(
+            desk.status.as_ref().map(|s| s.text.as_str()),
+            Some("cannot send: this question offers no \"always\" answer")
+        );
+        desk.look();
+        assert_eq!(
+            resolved(&desk, "c-1"),
+            Some((chatsurface_model::ConfirmationStatus::Pending, false))
+        );
     }
 
     #[test]

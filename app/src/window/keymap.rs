@@ -136,6 +136,8 @@ pub(super) enum Command {
     TypeInto(String),
     /// Submit the batch, or accept the confirmation.
     Submit,
+    /// Accept the confirmation for good (its "always" answer, where it offers one).
+    AcceptAlways,
     /// Decline the confirmation.
     Decline,
     /// Open the attachment of the question being answered, or of the focused card.
@@ -162,6 +164,7 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
     }
     // Keys that mean the same wherever the keyboard is.
     match key {
+        Key::Enter if ctrl && shift => return Some(Command::AcceptAlways),
         Key::Enter if ctrl => return Some(Command::Submit),
         // Declining has a chord of its own that no text field uses, so deleting a word of a
         // comment (Ctrl+Backspace) can never decline by accident.
@@ -528,6 +531,20 @@ mod tests {
             command_for(&ctrl(Key::Enter), KeyContext::Confirmation),
             Some(Command::Submit)
         );
+        let ctrl_shift_enter = KeyPress {
+            key: Key::Enter,
+            modifiers: Modifiers {
+                ctrl: true,
+                shift: true,
+                alt: false,
+            },
+        };
+        for context in [KeyContext::Confirmation, comment] {
+            assert_eq!(
+                command_for(&ctrl_shift_enter, context),
+                Some(Command::AcceptAlways)
+            );
+        }
         assert_eq!(
             command_for(&ch("y"), KeyContext::Confirmation),
             None,

@@ -1084,7 +1084,7 @@ fn confirmation_card(
         // Settled, shown in full on request: the question and how it ended, nothing to press.
         let (badge, color) = outcome_badge(confirmation.status, &palette, painter.lang);
         let mut words = vec![(
-            badge.to_owned(),
+            format!("{badge}{}", for_good(confirmation)),
             SpanStyle {
                 strong: true,
                 color: Some(color),
@@ -1113,22 +1113,29 @@ fn confirmation_card(
             .tag(field, CardHit::Field(AnswerField::Comment));
         children.push(field);
     }
-    let buttons = [
-        action_button(
+    let mut buttons = vec![action_button(
+        painter,
+        spec.accept_label(),
+        "Ctrl+Enter",
+        (palette.danger, true),
+        CardHit::Accept,
+    )];
+    if let Some(always) = &spec.accept_always {
+        buttons.push(action_button(
             painter,
-            spec.accept_label(),
-            "Ctrl+Enter",
-            (palette.danger, true),
-            CardHit::Accept,
-        ),
-        action_button(
-            painter,
-            spec.decline_label(),
-            "Ctrl+D",
+            always,
+            "Ctrl+Shift+Enter",
             (palette.danger, false),
-            CardHit::Decline,
-        ),
-    ];
+            CardHit::AcceptAlways,
+        ));
+    }
+    buttons.push(action_button(
+        painter,
+        spec.decline_label(),
+        "Ctrl+D",
+        (palette.danger, false),
+        CardHit::Decline,
+    ));
     children.push(painter.builder.wrapping_row(Pixels(12.0), &buttons));
     let emphasis = if painter.answering.is_some() {
         2.5
@@ -1256,6 +1263,14 @@ fn outcome_badge(
     (lang.word(word), color)
 }
 
+/// The answer a confirmation accepted for good was given (" · Always allow …"), else nothing.
+fn for_good(confirmation: &Confirmation) -> String {
+    match &confirmation.spec.accept_always {
+        Some(label) if confirmation.accepted_always => format!(" · {}", one_line(label)),
+        _ => String::new(),
+    }
+}
+
 fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> NodeId {
     let palette = painter.style.palette;
     let spec = &confirmation.spec;
@@ -1276,7 +1291,7 @@ fn confirmation_summary(painter: &mut Painter, confirmation: &Confirmation) -> N
         painter,
         badge,
         color,
-        format!("{question}{comment}"),
+        format!("{question}{}{comment}", for_good(confirmation)),
         palette.border,
     )
 }

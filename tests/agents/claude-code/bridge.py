@@ -15,7 +15,9 @@ It checks, on what Claude Code sends back to the model and on what the surface h
 3. a permission answered in the terminal first runs the command, and its question on the
    surface shows as withdrawn;
 4. with the surface stopped, the hook gives up at once and the terminal's prompt decides;
-5. in plan mode, an ExitPlanMode is a confirmation showing the plan: declined there with a
+5. an edit accepted for good on the surface (its "always" answer, Claude Code's own first
+   suggestion) switches Claude Code to accepting edits: the next edit asks nobody;
+6. in plan mode, an ExitPlanMode is a confirmation showing the plan: declined there with a
    comment, the model is told the comment; approved there, the model is told so.
 Exits non-zero with what it saw when any of that does not hold.
 """
@@ -55,6 +57,11 @@ SCRIPT = [
     [{"tool_use": {"name": "Bash", "input": {"command": "touch ./no-surface",
                                              "description": "Mark again"}}}],
     [{"text": "Marked without a surface."}],
+    [{"tool_use": {"name": "Edit", "input": {"file_path": "$PROJECT/a.txt",
+                                             "old_string": "one", "new_string": "two"}}}],
+    [{"tool_use": {"name": "Edit", "input": {"file_path": "$PROJECT/b.txt",
+                                             "old_string": "three", "new_string": "four"}}}],
+    [{"text": "Edited both."}],
     # In plan mode the model writes its plan to the file Claude Code names, then asks.
     [{"tool_use": {"name": "Write", "input": {"file_path": "$PLAN_FILE",
                                               "content": "## Plan\n\n1. Drop the old table.\n"}}}],
@@ -74,7 +81,10 @@ with open(os.path.join(home, ".claude.json"), "w") as f:
     json.dump({"hasCompletedOnboarding": True, "projects": {project: {
         "hasTrustDialogAccepted": True, "hasCompletedProjectOnboarding": True}}}, f)
 with open(os.path.join(work, "script.json"), "w") as f:
-    json.dump(SCRIPT, f)
+    f.write(json.dumps(SCRIPT).replace("$PROJECT", project))
+for name, text in (("a.txt", "one\n"), ("b.txt", "three\n")):
+    with open(os.path.join(project, name), "w") as f:
+        f.write(text)
 socket = os.path.join(data, "run", "api.sock")
 env = dict(os.environ, HOME=home, CHATSURFACE_DATA_DIR=data, CHATSURFACE_SOCKET=socket)
 env.pop("XDG_RUNTIME_DIR", None)
@@ -265,8 +275,22 @@ try:
         fail("the command allowed in the terminal did not run")
     print("4. no surface; the terminal's prompt decided")
 
-    # 5. A plan, declined and then approved on the surface.
+    # 5. An edit accepted for good: Claude Code stops asking for edits.
     start_surface()
+    type_line("Edit both files")
+    [edit] = wait_until("the edit's confirmation on the surface", pending)
+    if edit.get("accept_always") != "Allow all edits this session":
+        fail(f"the edit's question is {edit}")
+    api("POST", f"/v1/pending/{edit['id']}", {"outcome": "accepted", "always": True})
+    wait_until("the model's reply", lambda: "Edited both." in pane())
+    edited = [open(os.path.join(project, name)).read() for name in ("a.txt", "b.txt")]
+    asked = [asked["id"] for asked in api("GET", f"/v1/sessions/{edit['session_id']}/snapshot")["confirmations"]]
+    if edited != ["two\n", "four\n"] or len(asked) != 3 or "accept edits on" not in pane():
+        fail(f"after an edit accepted for good the files hold {edited}, the surface was asked "
+             f"{asked}, and the terminal shows:\n{pane()}")
+    print("5. an edit accepted for good on the surface; the next edit was not asked")
+
+    # 6. A plan, declined and then approved on the surface.
     start_claude("plan", "plan mode on")
     type_line("Plan the storage migration")
     [plan] = wait_until("the plan on the surface", pending)
@@ -277,7 +301,7 @@ try:
     rejected = tool_results()[-1]
     if "keep the old table" not in result_text(rejected):
         fail(f"the model was told {rejected}")
-    print(f"5. plan declined on the surface; the model was told: {result_text(rejected)[:160]}")
+    print(f"6. plan declined on the surface; the model was told: {result_text(rejected)[:160]}")
     type_line("Keep the old table, then")
     [second] = wait_until("the second plan on the surface", pending)
     if "1. Keep the old table." not in second["message"]:

@@ -262,6 +262,7 @@ impl Reader<'_> {
                 message: cut(plan, chatsurface_model::limits::MESSAGE_CHARS),
                 accept: None,
                 decline: None,
+                accept_always: None,
                 comment: true,
                 timeout_s: None,
                 attachment: None,
@@ -315,6 +316,7 @@ impl Reader<'_> {
                         confirmation_id: result.tool_use_id.as_str().into(),
                         outcome,
                         comment,
+                        always: false,
                     },
                 );
             }
@@ -352,6 +354,7 @@ impl Reader<'_> {
             ),
             accept: None,
             decline: None,
+            accept_always: None,
             comment: false,
             timeout_s: None,
             attachment: None,
@@ -366,6 +369,7 @@ impl Reader<'_> {
                 confirmation_id: format!("{id}-permission").as_str().into(),
                 outcome: ConfirmationOutcome::Declined,
                 comment: reason,
+                always: false,
             },
         );
     }

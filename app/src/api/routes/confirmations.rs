@@ -79,5 +79,8 @@ fn outcome(snapshot: &Snapshot, id: &ConfirmationId) -> Option<Value> {
     if let Some(comment) = &confirmation.outcome_comment {
         value["comment"] = json!(comment);
     }
+    if confirmation.accepted_always {
+        value["always"] = json!(true);
+    }
     Some(value)
 }

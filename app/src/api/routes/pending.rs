@@ -76,7 +76,11 @@ fn batch_entry(session_id: &str, batch: &ClarificationBatch) -> Value {
 fn confirmation_entry(session_id: &str, confirmation: &Confirmation) -> Value {
     let spec = &confirmation.spec;
     let title = spec.title.clone().unwrap_or_else(|| spec.message.clone());
-    json!({"kind": "confirmation", "session_id": session_id, "id": spec.id, "title": title, "message": spec.message})
+    let mut entry = json!({"kind": "confirmation", "session_id": session_id, "id": spec.id, "title": title, "message": spec.message});
+    if let Some(always) = &spec.accept_always {
+        entry["accept_always"] = json!(always);
+    }
+    entry
 }
 
 /// What kind of question an id names.
@@ -123,6 +127,16 @@ pub(in crate::api) async fn answer(
                 .get("comment")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            always: match value.get("always") {
+                None => false,
+                Some(Value::Bool(always)) => *always,
+                Some(_) => {
+                    return Err(
+                        ApiError::new(ErrorCode::Invalid, "always must be a boolean")
+                            .with_field("always"),
+                    )
+                }
+            },
         },
     };
     append(&session, vec![event]).await?;

@@ -7,8 +7,11 @@
 //! input plus `answers` (question → chosen label, several joined by ", ", or the text typed)
 //! and `annotations` (question → `{notes}`) where the human wrote text beside a choice.
 //! `ExitPlanMode` becomes a confirmation showing the plan; any other tool a confirmation naming
-//! what it will do. Accepted is `allow` with the input as it came; declined is `deny` with the human's comment as the
-//! `message` Claude Code hands the model.
+//! what it will do. Accepted is `allow` with the input as it came; declined is `deny` with the
+//! human's comment as the `message` Claude Code hands the model. Where Claude Code sent
+//! `permission_suggestions`, the first (the one its terminal offers as "Yes, and always …")
+//! is the confirmation's `accept_always` answer, and accepting that way echoes it back in
+//! `updatedPermissions`, so Claude Code stops asking as if the terminal had been answered so.
 //!
 //! Ids are built from the event (`q<n>`, `o<n>`) so that the answer maps back without state.
 //! Anything the surface did not settle (expired, withdrawn, no answer) is no decision at all:
@@ -45,6 +48,9 @@ pub struct HookEvent {
     /// The tool's input.
     #[serde(default)]
     pub tool_input: Value,
+    /// The permission updates Claude Code would apply for a "don't ask again" answer.
+    #[serde(default)]
+    pub permission_suggestions: Vec<Value>,
 }
 
 /// Why an event is not put to the surface (the hook then leaves the decision to Claude Code).
@@ -116,7 +122,7 @@ pub fn question(event: &HookEvent, id: &str) -> Result<Question, Unbridged> {
     let (kind, mut body) = match event.tool_name.as_str() {
         "AskUserQuestion" => (Kind::Batch, batch(&event.tool_input, id)?),
         "ExitPlanMode" => (Kind::Confirmation, plan(&event.tool_input, id)),
-        tool => (Kind::Confirmation, permission(tool, &event.tool_input, id)),
+        tool => (Kind::Confirmation, permission(event, tool, id)),
     };
     body["hold"] = json!(true);
     Ok(Question {
@@ -219,15 +225,57 @@ fn plan(input: &Value, id: &str) -> Value {
     })
 }
 
-fn permission(tool: &str, input: &Value, id: &str) -> Value {
-    json!({
+fn permission(event: &HookEvent, tool: &str, id: &str) -> Value {
+    let mut body = json!({
         "id": id,
         "title": cut(&format!("Claude Code: allow {tool}?"), limits::TITLE_CHARS),
-        "message": cut(&what_it_does(tool, input), limits::MESSAGE_CHARS),
+        "message": cut(&what_it_does(tool, &event.tool_input), limits::MESSAGE_CHARS),
         "accept": "Allow",
         "decline": "Deny",
         "comment": true,
-    })
+    });
+    if let Some(suggestion) = event.permission_suggestions.first() {
+        body["accept_always"] = json!(cut(&always_label(suggestion), limits::TITLE_CHARS));
+    }
+    body
+}
+
+/// A permission suggestion in words, as the "always" answer's label: what stops being asked,
+/// and for how long (Claude Code's `destination`).
+fn always_label(suggestion: &Value) -> String {
+    let strings = |field: &str| -> Vec<&str> {
+        suggestion[field]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
+    };
+    let what = match text_of(suggestion, "type") {
+        "addRules" => {
+            let rules: Vec<String> = suggestion["rules"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|rule| match text_of(rule, "ruleContent") {
+                    "" => text_of(rule, "toolName").to_owned(),
+                    content => format!("{}({content})", text_of(rule, "toolName")),
+                })
+                .collect();
+            format!("Always allow {}", rules.join(", "))
+        }
+        "addDirectories" => format!("Always allow {}", strings("directories").join(", ")),
+        "setMode" if text_of(suggestion, "mode") == "acceptEdits" => "Allow all edits".to_owned(),
+        "setMode" => format!("Switch to {} mode", text_of(suggestion, "mode")),
+        _ => "Allow, and don't ask again".to_owned(),
+    };
+    let how_long = match text_of(suggestion, "destination") {
+        "session" => " this session",
+        "localSettings" | "projectSettings" => " in this project",
+        "userSettings" => " everywhere",
+        _ => "",
+    };
+    format!("{what}{how_long}")
 }
 
 /// What a tool call will do, in words: the command, the file and a preview of the edit, or
@@ -266,7 +314,14 @@ pub fn decision(event: &HookEvent, question: &Question, reply: &Value) -> Option
         Kind::Confirmation => match reply.get("status").and_then(Value::as_str)? {
             // Claude Code 2.1.328 takes an `ExitPlanMode` allowed without `updatedInput` as no
             // answer (its prompt stays up); the input as it came is what was allowed.
-            "accepted" => json!({"behavior": "allow", "updatedInput": event.tool_input}),
+            "accepted" => {
+                let mut allow = json!({"behavior": "allow", "updatedInput": event.tool_input});
+                let always = reply.get("always").and_then(Value::as_bool) == Some(true);
+                if let Some(suggestion) = event.permission_suggestions.first().filter(|_| always) {
+                    allow["updatedPermissions"] = json!([suggestion]);
+                }
+                allow
+            }
             "declined" => {
                 let comment = reply
                     .get("comment")
@@ -483,6 +538,52 @@ mod tests {
             allowed["hookSpecificOutput"]["decision"],
             json!({"behavior": "allow", "updatedInput": bash.tool_input})
         );
+    }
+
+    #[test]
+    fn claude_codes_first_suggestion_is_the_always_answer_and_goes_back_when_chosen() {
+        // The suggestions Claude Code 2.1.328 sent for `rm -rf ./build` (captured with a hook
+        // that logged its stdin), the first being its terminal's "Yes, and always allow …".
+        let mut bash = event("Bash", json!({"command": "rm -rf ./build"}));
+        bash.permission_suggestions = vec![
+            json!({"type": "addDirectories", "directories": ["/p/build"], "destination": "session"}),
+            json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"}),
+        ];
+        let asked = question(&bash, "cc-3").unwrap();
+        assert_eq!(
+            asked.body["accept_always"],
+            "Always allow /p/build this session"
+        );
+        let for_good = decision(
+            &bash,
+            &asked,
+            &json!({"status": "accepted", "always": true}),
+        );
+        assert_eq!(
+            for_good.unwrap()["hookSpecificOutput"]["decision"],
+            json!({"behavior": "allow", "updatedInput": bash.tool_input,
+                   "updatedPermissions": [bash.permission_suggestions[0]]})
+        );
+        let once = decision(&bash, &asked, &json!({"status": "accepted"})).unwrap();
+        assert!(once["hookSpecificOutput"]["decision"]
+            .get("updatedPermissions")
+            .is_none());
+        let edit = event("Edit", json!({"file_path": "/p/a.txt"}));
+        let asked = question(&edit, "cc-4").unwrap();
+        assert_eq!(asked.body["accept_always"], "Allow all edits");
+        let rule = json!({"type": "addRules", "behavior": "allow", "destination": "localSettings",
+                          "rules": [{"toolName": "Bash", "ruleContent": "npm test:*"}]});
+        assert_eq!(
+            always_label(&rule),
+            "Always allow Bash(npm test:*) in this project"
+        );
+        let mut plain = event("Bash", json!({"command": "ls"}));
+        plain.permission_suggestions.clear();
+        assert!(question(&plain, "cc-5")
+            .unwrap()
+            .body
+            .get("accept_always")
+            .is_none());
     }
 
     #[test]
