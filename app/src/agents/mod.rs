@@ -406,8 +406,14 @@ pub(crate) fn output_block(output: &str) -> String {
     if shown.is_empty() {
         return "\n\n(no output)".to_owned();
     }
-    let fence = if shown.contains("```") { "~~~~" } else { "```" };
-    format!("\n\n{fence}\n{shown}\n{fence}")
+    format!("\n\n{}", code_block(&shown))
+}
+
+/// Text as a markdown code block, shown as it is (fenced with `~~~~` when it holds
+/// ```` ``` ````), so that an agent's `-` or `*` is never read as markdown.
+pub(crate) fn code_block(text: &str) -> String {
+    let fence = if text.contains("```") { "~~~~" } else { "```" };
+    format!("{fence}\n{text}\n{fence}")
 }
 
 /// Cuts text to at most `max` characters, ending in "…" when it was longer.

@@ -17,7 +17,7 @@
 //! Anything the surface did not settle (expired, withdrawn, no answer) is no decision at all:
 //! Claude Code's own prompt decides, never an implied "allow". This module does no I/O.
 
-use crate::agents::cut;
+use crate::agents::{code_block, cut};
 use chatsurface_model::limits;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -28,6 +28,10 @@ pub const EVENT: &str = "PermissionRequest";
 
 /// How much of an edit's old and new text a confirmation previews, in characters each.
 const DIFF_PREVIEW_CHARS: usize = 200;
+
+/// How much of a command a confirmation shows, in characters: with the words around it, the
+/// whole message stays under the model's limit, so its code block is never cut open.
+const COMMAND_PREVIEW_CHARS: usize = 400;
 
 /// One hook event, as Claude Code writes it on the hook's stdin (fields the bridge does not
 /// use are ignored, so a newer Claude Code's additions do not break it).
@@ -278,29 +282,43 @@ fn always_label(suggestion: &Value) -> String {
     format!("{what}{how_long}")
 }
 
-/// What a tool call will do, in words: the command, the file and a preview of the edit, or
-/// the input as JSON for a tool the bridge does not know.
+/// What a tool call will do, in markdown: the command, the file and a preview of the edit as
+/// code blocks (a diff's `-` and `+` lines must not become bullets), or the input as JSON for a
+/// tool the bridge does not know.
 fn what_it_does(tool: &str, input: &Value) -> String {
     let field = |name: &str| text_of(input, name);
+    let lines = |text: &str, mark: &str| -> String {
+        cut(text, DIFF_PREVIEW_CHARS)
+            .lines()
+            .map(|line| format!("{mark} {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     match tool {
         "Bash" => {
             let described = field("description");
-            let mut text = format!("Run: {}", field("command"));
+            let mut text = format!(
+                "Run:\n\n{}",
+                code_block(&cut(field("command"), COMMAND_PREVIEW_CHARS))
+            );
             if !described.is_empty() {
-                text.push_str(&format!("\n({described})"));
+                text.push_str(&format!("\n\n({described})"));
             }
             text
         }
         "Edit" => format!(
-            "Edit {}\n- {}\n+ {}",
+            "Edit {}\n\n{}",
             field("file_path"),
-            cut(field("old_string"), DIFF_PREVIEW_CHARS),
-            cut(field("new_string"), DIFF_PREVIEW_CHARS)
+            code_block(&format!(
+                "{}\n{}",
+                lines(field("old_string"), "-"),
+                lines(field("new_string"), "+")
+            ))
         ),
         "Write" => format!(
-            "Write {}\n{}",
+            "Write {}\n\n{}",
             field("file_path"),
-            cut(field("content"), DIFF_PREVIEW_CHARS)
+            code_block(&cut(field("content"), DIFF_PREVIEW_CHARS))
         ),
         _ => format!("{tool} {input}"),
     }
@@ -515,7 +533,7 @@ mod tests {
         assert_eq!(asked.kind, Kind::Confirmation);
         assert_eq!(
             asked.body["message"],
-            "Run: rm -rf ./build\n(Delete the build folder)"
+            "Run:\n\n```\nrm -rf ./build\n```\n\n(Delete the build folder)"
         );
         assert_eq!(asked.body["title"], "Claude Code: allow Bash?");
         let denied = decision(
@@ -598,18 +616,21 @@ mod tests {
         let edit = question(
             &event(
                 "Edit",
-                json!({"file_path": "/p/a.rs", "old_string": "x", "new_string": "y"}),
+                json!({"file_path": "/p/a.rs", "old_string": "x\ny", "new_string": "z"}),
             ),
             "cc-4",
         )
         .unwrap();
-        assert_eq!(edit.body["message"], "Edit /p/a.rs\n- x\n+ y");
+        assert_eq!(
+            edit.body["message"],
+            "Edit /p/a.rs\n\n```\n- x\n- y\n+ z\n```"
+        );
+        // A long command is cut inside its code block, which still closes.
         let long = "x".repeat(5_000);
         let huge = question(&event("Bash", json!({"command": long})), "cc-5").unwrap();
-        assert_eq!(
-            huge.body["message"].as_str().unwrap().chars().count(),
-            limits::MESSAGE_CHARS
-        );
+        let message = huge.body["message"].as_str().unwrap();
+        assert!(message.chars().count() <= limits::MESSAGE_CHARS);
+        assert!(message.ends_with("…\n```"), "{message}");
     }
 
     #[test]
