@@ -192,6 +192,20 @@ def start_claude(mode, ready):
         time.sleep(0.2)
 
 
+def allow_in_terminal():
+    """Answers Claude Code's own permission prompt with its first choice, "Yes"."""
+    wait_until("the terminal's prompt", lambda: "Do you want to proceed?" in pane())
+    # A loaded machine draws the prompt before it takes keys: press again while it shows.
+    for _ in range(5):
+        keys("Enter")
+        deadline = time.time() + 3
+        while time.time() < deadline and "Do you want to proceed?" in pane():
+            time.sleep(0.2)
+        if "Do you want to proceed?" not in pane():
+            return
+    fail(f"the terminal's prompt never took Enter:\n{pane()}")
+
+
 def start_surface():
     surface = subprocess.Popen([chatsurface, "serve"], env=env, stderr=subprocess.PIPE, text=True)
     processes.append(surface)
@@ -252,8 +266,7 @@ try:
     # 3. Answered in the terminal first: the surface's question is withdrawn.
     type_line("Mark the spot")
     [terminal] = wait_until("the confirmation on the surface", pending)
-    wait_until("the terminal's prompt", lambda: "Do you want to proceed?" in pane())
-    keys("Enter")
+    allow_in_terminal()
     wait_until("the model's reply", lambda: "Marked from the terminal." in pane())
     if not os.path.exists(os.path.join(project, "answered-in-terminal")):
         fail("the command allowed in the terminal did not run")
@@ -268,8 +281,7 @@ try:
     surface.send_signal(signal.SIGTERM)
     surface.wait(timeout=10)
     type_line("Mark again")
-    wait_until("the terminal's prompt", lambda: "Do you want to proceed?" in pane())
-    keys("Enter")
+    allow_in_terminal()
     wait_until("the model's reply", lambda: "Marked without a surface." in pane())
     if not os.path.exists(os.path.join(project, "no-surface")):
         fail("the command allowed in the terminal did not run")
