@@ -20,16 +20,13 @@
 )]
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
+mod common;
+
 use chatsurface::api::auth::TokenStore;
 use chatsurface::api::store::SessionStore;
-use chatsurface::api::{serve, ApiState, Listen};
 use chatsurface_model::{EventBody, ThreadKind, ThreadSpec};
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::client::conn::http1::SendRequest;
-use hyper::{header, Method, Request, Response};
-use hyper_util::rt::TokioIo;
-use serde_json::Value;
+use common::{connect, exchange, percentile, EventStream, InProcessServer};
+use hyper::Method;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::Arc;
@@ -41,56 +38,6 @@ const CLIENTS: usize = 16;
 const PER_BATCH: usize = 100;
 /// The session the bench writes to: the integration's own, where its dialogs appear.
 const SESSION: &str = "bench";
-
-/// One HTTP/1.1 connection over the socket.
-async fn connect(socket: &Path) -> SendRequest<Full<Bytes>> {
-    let stream = tokio::net::UnixStream::connect(socket)
-        .await
-        .expect("the server listens");
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .expect("handshake");
-    tokio::spawn(connection);
-    sender
-}
-
-/// Sends one request on a connection and returns the response, its body not read yet.
-async fn send(
-    sender: &mut SendRequest<Full<Bytes>>,
-    method: Method,
-    path: &str,
-    token: &str,
-    body: String,
-) -> Response<Incoming> {
-    sender.ready().await.expect("the connection is open");
-    let request = Request::builder()
-        .method(method)
-        .uri(path)
-        .header(header::HOST, "chatsurface")
-        .header(header::AUTHORIZATION, format!("Bearer {token}"))
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(body)))
-        .expect("a valid request");
-    sender.send_request(request).await.expect("an answer")
-}
-
-/// Sends one request on a connection and reads the whole answer.
-async fn exchange(
-    sender: &mut SendRequest<Full<Bytes>>,
-    method: Method,
-    path: &str,
-    token: &str,
-    body: String,
-) -> (u16, Bytes) {
-    let response = send(sender, method, path, token, body).await;
-    let status = response.status().as_u16();
-    let body = response.into_body().collect().await.expect("a body");
-    (status, body.to_bytes())
-}
-
-fn percentile(sorted: &[f64], share: f64) -> f64 {
-    sorted[((sorted.len() - 1) as f64 * share).round() as usize]
-}
 
 /// How the clients of one ingestion run reach the server.
 #[derive(Clone, Copy)]
@@ -144,46 +91,20 @@ async fn ingest(
 
 /// Answers every confirmation that shows on the session's event stream, accepting it.
 async fn answer_confirmations(socket: PathBuf, operator: String) {
-    let mut stream = connect(&socket).await;
-    let path = format!("/v1/sessions/{SESSION}/events");
-    let response = send(&mut stream, Method::GET, &path, &operator, String::new()).await;
-    assert_eq!(response.status(), 200, "the event stream opens");
-    let mut body = response.into_body();
+    let mut stream = EventStream::open(&socket, SESSION, &operator).await;
     let mut answers = connect(&socket).await;
-    let mut pending = String::new();
-    while let Some(Ok(frame)) = body.frame().await {
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        pending.push_str(&String::from_utf8_lossy(&data));
-        while let Some(end) = pending.find("\n\n") {
-            let message: String = pending.drain(..end + 2).collect();
-            for line in message.lines() {
-                let Some(Ok(event)) = line
-                    .strip_prefix("data: ")
-                    .map(serde_json::from_str::<Value>)
-                else {
-                    continue;
-                };
-                if event["type"] == "confirmation_requested" {
-                    let id = event["confirmation"]["id"].as_str().expect("an id");
-                    let path = format!("/v1/pending/{id}");
-                    let body = r#"{"outcome":"accepted"}"#.to_owned();
-                    let (status, _) =
-                        exchange(&mut answers, Method::POST, &path, &operator, body).await;
-                    assert_eq!(status, 200);
-                }
-            }
-        }
+    while let Some(event) = stream.next_of("confirmation_requested").await {
+        let id = event["confirmation"]["id"].as_str().expect("an id");
+        let path = format!("/v1/pending/{id}");
+        let body = r#"{"outcome":"accepted"}"#.to_owned();
+        let (status, _) = exchange(&mut answers, Method::POST, &path, &operator, body).await;
+        assert_eq!(status, 200);
     }
 }
 
 /// The server under load: in this process, or the window's own (see the module docs).
 enum Server {
-    InProcess {
-        stop: tokio::sync::oneshot::Sender<()>,
-        task: tokio::task::JoinHandle<std::io::Result<()>>,
-    },
+    InProcess(InProcessServer),
     Window(Child),
 }
 
@@ -200,10 +121,10 @@ impl Server {
             },
         };
         let session = store
-            .get_or_create(SESSION, SESSION, None)
+            .get_or_create(SESSION, SESSION, Some(SESSION))
             .expect("session");
         session.append(opening).expect("the first event");
-        let server = if std::env::var_os("CHATSURFACE_BENCH_WINDOW").is_some() {
+        if std::env::var_os("CHATSURFACE_BENCH_WINDOW").is_some() {
             drop(session);
             drop(store);
             let window = Command::new(env!("CARGO_BIN_EXE_chatsurface"))
@@ -212,24 +133,13 @@ impl Server {
                 .env("CHATSURFACE_SOCKET", socket)
                 .spawn()
                 .expect("the window starts");
+            while tokio::net::UnixStream::connect(socket).await.is_err() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
             Server::Window(window)
         } else {
-            let (stop, stop_signal) = tokio::sync::oneshot::channel::<()>();
-            let (stop_sender, stop_receiver) = tokio::sync::watch::channel(false);
-            let state = ApiState::new(store, tokens, stop_receiver);
-            let listen = Listen {
-                socket: socket.to_path_buf(),
-                tcp: None,
-            };
-            let task = tokio::spawn(serve(state, stop_sender, listen, async {
-                let _ = stop_signal.await;
-            }));
-            Server::InProcess { stop, task }
-        };
-        while tokio::net::UnixStream::connect(socket).await.is_err() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            Server::InProcess(InProcessServer::start(store, socket, tokens).await)
         }
-        server
     }
 
     /// CPU time the window's process has used so far, all its threads (its server, its
@@ -249,10 +159,7 @@ impl Server {
 
     async fn stop(self) {
         match self {
-            Server::InProcess { stop, task } => {
-                let _ = stop.send(());
-                let _ = task.await;
-            }
+            Server::InProcess(server) => server.stop().await,
             Server::Window(mut window) => {
                 let _ = window.kill();
                 let _ = window.wait();
@@ -274,7 +181,7 @@ fn main() {
     runtime.block_on(async {
         let server = Server::start(&dir, &socket, tokens.clone()).await;
         let where_ = match server {
-            Server::InProcess { .. } => "server in this process",
+            Server::InProcess(_) => "server in this process",
             Server::Window(_) => "server in the window, which renders the session",
         };
         println!("{where_}");
