@@ -186,8 +186,8 @@ pub struct RenderArgs {
     /// The file's format (default: detected from its content).
     #[arg(long, value_enum)]
     pub format: Option<crate::agents::Format>,
-    /// Where to write the PNG.
-    #[arg(long, short)]
+    /// Where to write the PNG (a name ending in .png, or without an extension).
+    #[arg(long, short, value_parser = parse_png_path)]
     pub out: PathBuf,
     /// Frame width in logical pixels.
     #[arg(long, default_value_t = 1920)]
@@ -243,6 +243,19 @@ pub struct OpenArgs {
     /// Where --bench-frames writes its statistics (JSON).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
+}
+
+/// A path to write a PNG to: refused when its extension names another format, so that
+/// `--out frame.jpg` does not silently write a PNG under a JPEG's name.
+fn parse_png_path(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    match path.extension() {
+        Some(extension) if !extension.eq_ignore_ascii_case("png") => Err(format!(
+            "render writes PNG only: name the file {}",
+            path.with_extension("png").display()
+        )),
+        _ => Ok(path),
+    }
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32), String> {

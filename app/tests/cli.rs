@@ -179,6 +179,17 @@ fn bad_flags_are_usage_errors_that_say_what_to_type() {
         );
         assert!(!out.exists(), "{flags:?}");
     }
+    // A file named for another format is refused, with the name to use.
+    let jpeg = scratch("frame.JPG");
+    let output = render(&fixture("minimal-ru.jsonl"), &jpeg, &[]);
+    assert_eq!(output.status.code(), Some(64));
+    let lines = stderr_lines(&output);
+    assert!(
+        lines[0].contains("render writes PNG only: name the file")
+            && lines[0].contains("frame.png"),
+        "{lines:?}"
+    );
+    assert!(!jpeg.exists());
     // A missing flag is named.
     let output = chatsurface(&["render", fixture("minimal-ru.jsonl").to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(64));

@@ -29,7 +29,10 @@ pub use fold::FoldError;
 pub use ids::{
     BatchId, ConfirmationId, DecisionId, ItemId, MessageId, OptionId, SessionId, ThreadId,
 };
-pub use log::{fold_log_bytes, read_log, LoadedLog, LogError, LogErrorKind, LogWriter, SyncPoint};
+pub use log::{
+    fold_log_bytes, read_log, LoadedLog, LogError, LogErrorKind, LogWriter, SyncPoint,
+    MAX_LINE_BYTES,
+};
 pub use nodes::{
     Decision, DecisionSpec, MessageNode, MessageSpec, Role, Session, ThreadKind, ThreadNode,
     ThreadSpec, ThreadStatus,

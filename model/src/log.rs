@@ -127,6 +127,23 @@ fn parse_line(line: &str) -> Result<ParsedLine, String> {
     })))
 }
 
+/// The most bytes one line of a log may hold. Our writers' lines are far shorter (a request
+/// body is capped well below this), so a longer line is not an event but something else
+/// written into the file: it is refused before it is parsed, and a line that never ends
+/// cannot make a follower read without bound.
+pub const MAX_LINE_BYTES: usize = 16 << 20;
+
+/// Why a line of `len` bytes is refused, or none when it may be parsed.
+fn overlong(len: usize) -> Option<String> {
+    (len > MAX_LINE_BYTES).then(|| {
+        format!(
+            "a line of {:.1} MiB; a log line holds one event, at most {} MiB",
+            len as f64 / f64::from(1 << 20),
+            MAX_LINE_BYTES >> 20
+        )
+    })
+}
+
 /// The UTF-8 byte-order mark, tolerated at the start of a log.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -155,6 +172,9 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
             None => (rest, false),
         };
         let next_offset = offset + raw.len() + usize::from(terminated);
+        if let Some(message) = overlong(raw.len()) {
+            return Err(error(line_number, LogErrorKind::Parse, message));
+        }
         let parsed = std::str::from_utf8(raw)
             .map_err(|_| "not valid UTF-8".to_owned())
             .and_then(|line| {
@@ -589,6 +609,12 @@ impl LogWriter {
         while let Some(end) = memchr::memchr(b'\n', &bytes[offset..]) {
             let raw = &bytes[offset..offset + end];
             let at = self.len + offset as u64;
+            if let Some(message) = overlong(raw.len()) {
+                return Err(self.error(
+                    LogErrorKind::Parse,
+                    format!("the line at byte {at}: {message}"),
+                ));
+            }
             let parsed = std::str::from_utf8(raw)
                 .map_err(|_| "not valid UTF-8".to_owned())
                 .and_then(|line| {
@@ -619,6 +645,15 @@ impl LogWriter {
                 }
             }
             offset += end + 1;
+        }
+        // A line still being written that is already too long never becomes an event: say so
+        // now rather than read it again, longer, at every look.
+        if let Some(message) = overlong(bytes.len() - offset) {
+            let at = self.len + offset as u64;
+            return Err(self.error(
+                LogErrorKind::Parse,
+                format!("the line at byte {at}: {message}"),
+            ));
         }
         self.len += offset as u64;
         let mut progress = self.log.progress();
@@ -975,6 +1010,54 @@ mod tests {
             "the window's next event follows the agent's"
         );
         assert_eq!(read_log(&path).unwrap().snapshot.messages.len(), 4);
+    }
+
+    /// A message line whose text makes it `len` bytes long.
+    fn line_of(seq: u64, len: usize) -> String {
+        let short = message_line(seq, "long");
+        short.replace(
+            "\"hi\"",
+            &format!("\"{}\"", "x".repeat(len - short.len() + 2)),
+        )
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_refused_by_its_number_and_one_at_the_cap_folds() {
+        let at_cap = format!("{HEAD}{}\n", line_of(3, MAX_LINE_BYTES));
+        let loaded = fold_log_bytes(Path::new("s.jsonl"), at_cap.as_bytes()).unwrap();
+        assert_eq!(loaded.snapshot.messages.len(), 1);
+        for terminated in ["\n", ""] {
+            let over = format!("{HEAD}{}{terminated}", line_of(3, MAX_LINE_BYTES + 1));
+            let error = fold_log_bytes(Path::new("s.jsonl"), over.as_bytes()).unwrap_err();
+            assert_eq!((error.line, error.kind), (Some(3), LogErrorKind::Parse));
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("s.jsonl:3: a line of 16.0 MiB")
+                    && error.message.contains("at most 16 MiB"),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn catch_up_refuses_a_line_that_grows_past_the_cap_before_it_ends() {
+        let path = temp_log("endless");
+        std::fs::write(&path, HEAD).unwrap();
+        let mut window = LogWriter::open(&path).unwrap();
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(&vec![b'{'; MAX_LINE_BYTES]).unwrap();
+        assert!(window.catch_up().unwrap().is_empty(), "not too long yet");
+        file.write_all(b"{").unwrap();
+        let error = window.catch_up().unwrap_err();
+        assert_eq!(error.kind, LogErrorKind::Parse);
+        assert!(
+            error
+                .message
+                .contains(&format!("the line at byte {}", HEAD.len()))
+                && error.message.contains("at most 16 MiB"),
+            "{error}"
+        );
     }
 
     #[test]

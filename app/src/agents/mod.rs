@@ -18,7 +18,9 @@ mod gemini;
 mod questions;
 
 use crate::error::AppError;
-use chatsurface_model::{fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION};
+use chatsurface_model::{
+    fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION, MAX_LINE_BYTES,
+};
 use std::path::{Path, PathBuf};
 
 /// The formats a session file can be in.
@@ -305,8 +307,8 @@ fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
 }
 
-/// The JSON objects of a file's whole lines; a line that is not one is skipped with a warning
-/// naming `path:line`, and a last line without its newline (still being written) is left for
+/// The JSON objects of a file's whole lines; a line that is not one, or is longer than a v1
+/// log's line may be, is skipped with a warning naming `path:line`, and a last line without its newline (still being written) is left for
 /// the next read.
 pub(crate) fn json_lines(
     path: &Path,
@@ -336,6 +338,16 @@ pub(crate) fn for_each_json_line(
     };
     for (number, line) in whole.split(|&byte| byte == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if line.len() > MAX_LINE_BYTES {
+            warnings.push(format!(
+                "{}:{}: a line of {:.1} MiB, over the {} MiB a {what} may take; skipped",
+                path.display(),
+                number + 1,
+                line.len() as f64 / f64::from(1 << 20),
+                MAX_LINE_BYTES >> 20
+            ));
             continue;
         }
         match serde_json::from_slice::<serde_json::Value>(line) {
@@ -439,4 +451,33 @@ pub(crate) fn title_of(text: &str) -> String {
         return "(untitled)".to_owned();
     }
     cut(line, chatsurface_model::limits::TITLE_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_lines_skip_what_is_not_an_object_or_too_long_and_leave_the_unfinished_tail() {
+        let long = format!("{{\"text\":\"{}\"}}", "x".repeat(MAX_LINE_BYTES));
+        let bytes = format!("{{\"n\":1}}\n[1]\n{long}\n{{\"n\":4}}\n{{\"n\":5");
+        let mut warnings = Vec::new();
+        let values = json_lines(
+            Path::new("t.jsonl"),
+            bytes.as_bytes(),
+            "record",
+            &mut warnings,
+        );
+        let numbers: Vec<_> = values.iter().map(|value| value["n"].clone()).collect();
+        assert_eq!(numbers, [serde_json::json!(1), serde_json::json!(4)]);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("t.jsonl:2: not a record"),
+            "{warnings:?}"
+        );
+        assert!(
+            warnings[1].starts_with("t.jsonl:3: a line of 16.0 MiB, over the 16 MiB"),
+            "{warnings:?}"
+        );
+    }
 }
