@@ -17,9 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Which step of an atomic write failed, on which file.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: cannot {step}: {source}", .path.display())]
+#[error("{}: cannot {step}: {}", .path.display(), chatsurface_model::io_reason_for(.path, .source))]
 pub struct AtomicWriteError {
-    /// The file the step was on (the temporary file, the target or its directory).
+    /// The target, or its directory for the last step (never the temporary file, which the
+    /// user did not name).
     pub path: PathBuf,
     /// The step: "check the target", "write", "replace" or "sync the directory".
     pub step: &'static str,
@@ -80,7 +81,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Atom
             file.write_all(bytes)?;
             file.sync_all()
         })
-        .map_err(|source| failed(&temporary, "write", source))
+        .map_err(|source| failed(path, "write", source))
         .and_then(|()| {
             fs::rename(&temporary, path).map_err(|source| failed(path, "replace", source))
         });

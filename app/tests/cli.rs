@@ -101,6 +101,40 @@ fn a_missing_log_is_one_line_exit_66_and_no_png() {
 }
 
 #[test]
+fn file_errors_read_the_same_from_every_command_and_name_the_path() {
+    let missing = "/nonexistent/session.jsonl";
+    let expected = format!("error: {missing}: cannot read the file: no such file");
+    for args in [
+        vec!["snapshot", missing],
+        vec!["bench", missing],
+        vec!["render", missing, "--out", "/tmp/never.png"],
+    ] {
+        let output = chatsurface(&args);
+        assert_eq!(output.status.code(), Some(66), "{args:?}");
+        assert_eq!(
+            stderr_lines(&output),
+            std::slice::from_ref(&expected),
+            "{args:?}"
+        );
+    }
+    // A target whose directory is missing names the directory, not a temporary file.
+    let log = fixture("minimal-ru.jsonl");
+    let output = render(&log, Path::new("/nonexistent/dir/frame.png"), &[]);
+    assert_ne!(output.status.code(), Some(0));
+    assert_eq!(
+        stderr_lines(&output),
+        ["error: /nonexistent/dir/frame.png: cannot write: no such directory /nonexistent/dir"]
+    );
+    let output = chatsurface(&["gen", "--out", "/nonexistent/dir/big.jsonl"]);
+    assert_ne!(output.status.code(), Some(0));
+    let lines = stderr_lines(&output);
+    assert!(
+        lines.len() == 1 && lines[0].ends_with("no such directory /nonexistent/dir"),
+        "{lines:?}"
+    );
+}
+
+#[test]
 fn a_broken_middle_line_names_file_and_line_and_writes_nothing() {
     let out = scratch("broken.png");
     let output = render(&fixture("broken-middle.jsonl"), &out, &[]);

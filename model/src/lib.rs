@@ -14,6 +14,7 @@ mod confirmation;
 mod event;
 mod fold;
 mod ids;
+mod io_reason;
 mod log;
 mod nodes;
 mod snapshot;
@@ -29,6 +30,7 @@ pub use fold::FoldError;
 pub use ids::{
     BatchId, ConfirmationId, DecisionId, ItemId, MessageId, OptionId, SessionId, ThreadId,
 };
+pub use io_reason::{io_reason, io_reason_for};
 pub use log::{
     fold_log_bytes, read_log, LoadedLog, LogError, LogErrorKind, LogWriter, SyncPoint,
     MAX_LINE_BYTES,

@@ -19,6 +19,7 @@
 //! writer takes no more events until the log is opened again.
 
 use crate::event::{Event, EventBody, EVENT_LOG_VERSION};
+use crate::io_reason::{io_reason, io_reason_for};
 use crate::snapshot::Snapshot;
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -237,14 +238,6 @@ pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
     fold_log_bytes(path, &bytes)
 }
 
-fn io_reason(error: &std::io::Error) -> String {
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => error.to_string(),
-    }
-}
-
 /// Locks a mutex whose holder may have panicked. Every value behind these locks is changed by
 /// whole assignments, so a poisoned one is still consistent.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -460,7 +453,10 @@ impl LogWriter {
             .map_err(|io| {
                 fail(
                     &io,
-                    format!("cannot open the log for appending: {}", io_reason(&io)),
+                    format!(
+                        "cannot open the log for appending: {}",
+                        io_reason_for(path, &io)
+                    ),
                 )
             })?;
         // Other writers hold the file lock while they write a line, so under it a line

@@ -141,7 +141,6 @@ pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> 
     }
 }
 
-/// A file that cannot be read: one line naming it and why (exit 66).
 /// Refuses what is not a regular file before it is opened: `/dev/zero` never ends and a FIFO
 /// with no writer never answers, so reading either would hang (exit 66, one line).
 fn regular_file(path: &Path) -> Result<(), AppError> {
@@ -156,13 +155,13 @@ fn regular_file(path: &Path) -> Result<(), AppError> {
     }
 }
 
-fn read_error(path: &Path, error: &std::io::Error) -> AppError {
-    let why = match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file".to_owned(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        _ => error.to_string(),
-    };
-    AppError::NoInput(format!("{}: cannot read the file: {why}", path.display()))
+/// A file that cannot be read: one line naming it and why (exit 66).
+pub(crate) fn read_error(path: &Path, error: &std::io::Error) -> AppError {
+    AppError::NoInput(format!(
+        "{}: cannot read the file: {}",
+        path.display(),
+        chatsurface_model::io_reason(error)
+    ))
 }
 
 /// The error for a file of no format this build reads (exit 65), naming those tried.

@@ -44,11 +44,8 @@ impl SessionLog {
 
     /// Opens a session file in `format` (detected when `None`).
     pub(super) fn open_as(path: &Path, format: Option<Format>) -> Result<SessionLog, AppError> {
-        if !path.exists() {
-            return Err(AppError::NoInput(format!(
-                "{}: no such log",
-                path.display()
-            )));
+        if let Err(error) = std::fs::metadata(path) {
+            return Err(agents::read_error(path, &error));
         }
         let format = match format {
             Some(format) => Some(format),
