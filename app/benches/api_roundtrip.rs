@@ -25,7 +25,7 @@ mod common;
 use chatsurface::api::auth::TokenStore;
 use chatsurface::api::store::SessionStore;
 use chatsurface_model::{EventBody, ThreadKind, ThreadSpec};
-use common::{connect, exchange, percentile, EventStream, InProcessServer};
+use common::{connect, exchange, report_ms, EventStream, InProcessServer};
 use hyper::Method;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -194,26 +194,52 @@ fn main() {
             let mut agent_connection = connect(&socket).await;
             let path = format!("/v1/integrations/{SESSION}/dialogs");
             let body = r#"{"message":"Go?"}"#.to_owned();
-            let (status, answer) = exchange(&mut agent_connection, Method::POST, &path, &agent, body).await;
-            assert_eq!((status, &answer[..]), (200, &br#"{"answer":"accepted"}"#[..]));
+            let (status, answer) =
+                exchange(&mut agent_connection, Method::POST, &path, &agent, body).await;
+            assert_eq!(
+                (status, &answer[..]),
+                (200, &br#"{"answer":"accepted"}"#[..])
+            );
             round_trips.push(started.elapsed().as_secs_f64() * 1000.0);
         }
-        round_trips.sort_by(f64::total_cmp);
-        println!(
-            "ask → answer round trip, {ROUND_TRIPS} sequential: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-            percentile(&round_trips, 0.5),
-            percentile(&round_trips, 0.99),
-            round_trips[round_trips.len() - 1]
+        report_ms(
+            &format!("ask → answer round trip, {ROUND_TRIPS} sequential"),
+            round_trips,
         );
         answering.abort();
 
         println!("events ingested per second, each fsynced before its request is answered:");
         for (label, clients, connections, per_request) in [
-            ("1 client, new connection per request", 1, Connections::PerRequest, 1),
-            ("16 clients, new connection per request", CLIENTS, Connections::PerRequest, 1),
-            ("1 client, kept-alive connection", 1, Connections::KeptAlive, 1),
-            ("16 clients, kept-alive connections", CLIENTS, Connections::KeptAlive, 1),
-            ("1 client, 100 events per request", 1, Connections::KeptAlive, PER_BATCH),
+            (
+                "1 client, new connection per request",
+                1,
+                Connections::PerRequest,
+                1,
+            ),
+            (
+                "16 clients, new connection per request",
+                CLIENTS,
+                Connections::PerRequest,
+                1,
+            ),
+            (
+                "1 client, kept-alive connection",
+                1,
+                Connections::KeptAlive,
+                1,
+            ),
+            (
+                "16 clients, kept-alive connections",
+                CLIENTS,
+                Connections::KeptAlive,
+                1,
+            ),
+            (
+                "1 client, 100 events per request",
+                1,
+                Connections::KeptAlive,
+                PER_BATCH,
+            ),
         ] {
             let (cpu_before, started) = (server.window_cpu(), Instant::now());
             let rate = ingest(&socket, &agent, clients, connections, per_request).await;

@@ -17,7 +17,7 @@ mod common;
 
 use chatsurface::api::auth::TokenStore;
 use chatsurface::api::store::SessionStore;
-use common::{connect, exchange, percentile, EventStream, InProcessServer};
+use common::{connect, exchange, report_ms, EventStream, InProcessServer};
 use hyper::Method;
 use serde_json::{json, Value};
 use std::os::unix::fs::DirBuilderExt;
@@ -89,16 +89,6 @@ async fn decision(hook: &mut tokio::process::Child, first_byte: &mut Option<Inst
     );
 }
 
-fn report(label: &str, mut samples: Vec<f64>) {
-    samples.sort_by(f64::total_cmp);
-    println!(
-        "{label}, {RUNS} runs: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-        percentile(&samples, 0.5),
-        percentile(&samples, 0.99),
-        samples[samples.len() - 1]
-    );
-}
-
 fn main() {
     let dir = std::env::temp_dir().join(format!("chatsurface-hook-bench-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -164,8 +154,14 @@ fn main() {
             decision(&mut hook, &mut printed).await;
             answered.push((printed.expect("a decision") - sent).as_secs_f64() * 1000.0);
         }
-        report("hook start → question on the surface", asked);
-        report("answer sent → decision on the hook's stdout", answered);
+        report_ms(
+            &format!("hook start → question on the surface, {RUNS} runs"),
+            asked,
+        );
+        report_ms(
+            &format!("answer sent → decision on the hook's stdout, {RUNS} runs"),
+            answered,
+        );
         server.stop().await;
     });
     let _ = std::fs::remove_dir_all(&dir);

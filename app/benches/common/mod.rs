@@ -64,8 +64,20 @@ pub(crate) async fn exchange(
 }
 
 /// The value below which `share` of the sorted samples lie.
-pub(crate) fn percentile(sorted: &[f64], share: f64) -> f64 {
+fn percentile(sorted: &[f64], share: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * share).round() as usize]
+}
+
+/// Prints `label: p50 …, p99 …, max …` of `samples`, in milliseconds.
+#[allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
+pub(crate) fn report_ms(label: &str, mut samples: Vec<f64>) {
+    samples.sort_by(f64::total_cmp);
+    println!(
+        "{label}: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        percentile(&samples, 0.5),
+        percentile(&samples, 0.99),
+        samples[samples.len() - 1]
+    );
 }
 
 /// The API served in this process, as `chatsurface serve` serves it.
