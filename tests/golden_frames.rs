@@ -59,13 +59,22 @@ fn render(snapshot: &Snapshot, request: &IntentRequest) -> Pixmap {
 }
 
 fn check_golden(name: &str, actual: &Pixmap) {
-    let golden_path = root().join("tests/golden").join(format!("{name}.png"));
+    check_picture(
+        &root().join("tests/golden").join(format!("{name}.png")),
+        name,
+        actual,
+    );
+}
+
+/// Compares `actual` with the picture at `golden_path` (or writes it, when blessing); `name`
+/// names the failure images.
+fn check_picture(golden_path: &Path, name: &str, actual: &Pixmap) {
     if std::env::var_os("CHATSURFACE_BLESS").is_some() {
         std::fs::create_dir_all(golden_path.parent().unwrap()).unwrap();
-        actual.save_png(&golden_path).unwrap();
+        actual.save_png(golden_path).unwrap();
         return;
     }
-    let expected = Pixmap::load_png(&golden_path).unwrap_or_else(|error| {
+    let expected = Pixmap::load_png(golden_path).unwrap_or_else(|error| {
         panic!(
             "{}: {error} (run with CHATSURFACE_BLESS=1 to create it)",
             golden_path.display()
@@ -122,6 +131,21 @@ fn check_golden(name: &str, actual: &Pixmap) {
     }
 }
 
+/// The README's pictures are goldens too, so they cannot drift from what `render` draws: the
+/// README gives the commands that make them.
+#[test]
+fn the_readmes_pictures_are_what_render_draws_today() {
+    let snapshot = load("examples/sessions/design-record-ru.jsonl");
+    let pictures = [
+        ("frame-dark", request(1440.0, 900.0, 1.0, Theme::Dark)),
+        ("frame-cockpit", request(600.0, 1000.0, 1.0, Theme::Cockpit)),
+    ];
+    for (name, request) in pictures {
+        let path = root().join("docs").join(format!("{name}.png"));
+        check_picture(&path, &format!("docs-{name}"), &render(&snapshot, &request));
+    }
+}
+
 #[test]
 fn minimal_russian_session_in_every_theme() {
     let snapshot = load("tests/fixtures/minimal-ru.jsonl");
@@ -129,15 +153,6 @@ fn minimal_russian_session_in_every_theme() {
         let frame = render(&snapshot, &request(1200.0, 760.0, 1.0, theme));
         check_golden(&format!("minimal-ru-{theme}"), &frame);
     }
-}
-
-#[test]
-fn design_record_session_dark() {
-    let snapshot = load("examples/sessions/design-record-ru.jsonl");
-    check_golden(
-        "design-record-ru-dark",
-        &render(&snapshot, &request(1440.0, 900.0, 1.0, Theme::Dark)),
-    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Criterion benchmarks on a generated 100,000-message session: fold time, the first frame
-//! from a cold start, and a frame after scrolling one screen.
+//! from a cold start, and a frame after scrolling one screen; and on a broad session of 10,000
+//! threads, the layout a new event costs (the overview chosen again).
 //!
 //! Peak memory is not something criterion measures; `chatsurface bench LOG` reports it for
 //! the same workload in one process.
@@ -9,12 +10,12 @@
 )]
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
-use chatsurface::dev::generate::{generate, GeneratorConfig};
+use chatsurface::dev::generate::{generate, generate_breadth, GeneratorConfig};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_compositor::FontSet;
 use chatsurface_compositor::{px, ScaleFactor};
 use chatsurface_compositor::{IntentRequest, Viewport};
-use chatsurface_model::{read_log, LogWriter};
+use chatsurface_model::{read_log, Event, LogWriter, Snapshot};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -87,5 +88,51 @@ fn benches(c: &mut Criterion) {
     let _ = std::fs::remove_file(&path);
 }
 
-criterion_group!(frame, benches);
+/// A broad session folded in memory: `threads` threads, `open` open batches.
+fn broad_session(threads: usize, open: usize) -> Snapshot {
+    let config = GeneratorConfig {
+        messages: 2_000,
+        threads,
+        batches: open,
+        seed: 1,
+    };
+    let events = generate_breadth(&config).into_iter().enumerate();
+    Snapshot::from_events(events.map(|(index, body)| Event {
+        v: 1,
+        seq: index as u64 + 1,
+        at: "2026-12-05T00:00:00Z".into(),
+        body,
+    }))
+    .unwrap()
+}
+
+/// The layout of a frame after a new event, on 10,000 threads: Declutter runs again (the
+/// transcript's blocks and the overview's rows), the cards on screen come from the cache. Two
+/// clones of one snapshot stand for "before" and "after": a clone has a history of its own, so
+/// nothing decluttered for one is reused for the other.
+fn overview(c: &mut Criterion) {
+    let mut group = c.benchmark_group("broad_10k_threads");
+    group.sample_size(20);
+    for open in [15, 500] {
+        let before = broad_session(10_000, open);
+        let after = before.clone();
+        let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
+        let request = request(1920.0, 1080.0);
+        group.bench_function(
+            format!("layout_after_a_new_event_{open}_open_1920x1080"),
+            |b| {
+                let mut flip = false;
+                b.iter(|| {
+                    flip = !flip;
+                    let snapshot = if flip { &before } else { &after };
+                    let (frame, _) = compositor.layout(snapshot, &request).unwrap();
+                    black_box(frame.hits.len());
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(frame, benches, overview);
 criterion_main!(frame);

@@ -291,6 +291,11 @@ pub struct GenArgs {
     /// Seed for the pseudo-random choices, so the same flags give the same log.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// A broad session instead, for trying the overview: --threads threads (a tenth of them
+    /// topics, branches nested up to four deep), --batches open questions spread over them,
+    /// --messages messages, most branches without a question resolved.
+    #[arg(long)]
+    pub breadth: bool,
 }
 
 /// Arguments of `chatsurface bench`.

@@ -50,3 +50,57 @@ pub(crate) fn answer(id: &str) -> String {
 pub(crate) fn resolve(thread: &str) -> String {
     format!(r#"{{"type":"thread_status_changed","thread_id":"{thread}","status":"resolved"}}"#)
 }
+
+/// `decision_recorded` in `thread`.
+pub(crate) fn decision(id: &str, thread: &str, text: &str) -> String {
+    format!(
+        r#"{{"type":"decision_recorded","decision":{{"id":"{id}","thread_id":"{thread}","text":"{text}"}}}}"#
+    )
+}
+
+/// A small deterministic generator, so the breadth session is the same on every run.
+pub(crate) struct Dice(u64);
+
+impl Dice {
+    pub(crate) fn below(&mut self, bound: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % bound as u64) as usize
+    }
+}
+
+/// `topics` topics, `branches` branches nested up to four deep below them, `open` open
+/// questions in threads chosen at random, and 60 % of the other branches resolved.
+pub(crate) fn breadth_session(topics: usize, branches: usize, open: usize) -> Snapshot {
+    let mut dice = Dice(0x5eed);
+    let mut events = Vec::new();
+    let mut depth_of = Vec::new();
+    for topic in 0..topics {
+        events.push(thread(&format!("t{topic}"), None));
+        depth_of.push(0);
+    }
+    for index in topics..topics + branches {
+        let parent = loop {
+            let candidate = dice.below(index);
+            if depth_of[candidate] < 4 {
+                break candidate;
+            }
+        };
+        depth_of.push(depth_of[parent] + 1);
+        events.push(thread(&format!("t{index}"), Some(&format!("t{parent}"))));
+        events.push(message(&format!("m{index}"), &format!("t{index}"), "work"));
+    }
+    let mut asking = std::collections::BTreeSet::new();
+    for question in 0..open {
+        let at = dice.below(topics + branches);
+        asking.insert(at);
+        events.push(batch(&format!("b{question}"), &format!("t{at}")));
+    }
+    for index in topics..topics + branches {
+        if !asking.contains(&index) && dice.below(10) < 6 {
+            events.push(resolve(&format!("t{index}")));
+        }
+    }
+    snapshot_from(&events)
+}

@@ -140,18 +140,25 @@ pub enum Noun {
     Message,
 }
 
+/// How many threads' titles decide a session's language. Intent reads the language every
+/// frame, and a session's language is settled by its first threads: reading all the titles
+/// of 10,000 threads cost more than the rest of a frame's layout.
+pub(crate) const LANG_SAMPLE_THREADS: usize = 64;
+
 impl Lang {
-    /// The language of a session: Russian when its titles hold more Cyrillic letters than
-    /// Latin ones, else English.
+    /// The language of a session: Russian when its titles (the session's and its first
+    /// [`LANG_SAMPLE_THREADS`] threads') hold more Cyrillic letters than Latin ones, else
+    /// English.
     pub fn of(snapshot: &Snapshot) -> Lang {
         let titles = std::iter::once(snapshot.title()).chain(
             snapshot
                 .threads
                 .iter()
+                .take(LANG_SAMPLE_THREADS)
                 .map(|thread| thread.spec.title.as_str()),
         );
         let (mut cyrillic, mut latin) = (0usize, 0usize);
-        for character in titles.flat_map(str::chars).filter(|c| c.is_alphabetic()) {
+        for character in titles.flat_map(str::chars) {
             if ('\u{0400}'..='\u{04FF}').contains(&character) {
                 cyrillic += 1;
             } else if character.is_ascii_alphabetic() {
@@ -426,6 +433,23 @@ mod tests {
             agent: None,
             created_by: None,
         });
+        assert_eq!(Lang::of(&snapshot), Lang::Ru);
+    }
+
+    #[test]
+    fn the_first_threads_decide_the_language_not_the_ten_thousandth() {
+        let mut events = Vec::new();
+        for index in 0..LANG_SAMPLE_THREADS {
+            events.push(format!(
+                r#"{{"type":"thread_opened","thread":{{"id":"r{index}","parent":null,"title":"Журнал событий","kind":"topic"}}}}"#
+            ));
+        }
+        for index in 0..1_000 {
+            events.push(format!(
+                r#"{{"type":"thread_opened","thread":{{"id":"e{index}","parent":null,"title":"An English title, much longer","kind":"topic"}}}}"#
+            ));
+        }
+        let snapshot = crate::test_support::snapshot_from(&events);
         assert_eq!(Lang::of(&snapshot), Lang::Ru);
     }
 }

@@ -1,7 +1,7 @@
 //! `chatsurface gen`: a large synthetic session for benchmarks.
 
 use crate::cli::GenArgs;
-use crate::dev::generate::{generate, GeneratorConfig};
+use crate::dev::generate::{generate, generate_breadth, GeneratorConfig};
 use crate::error::AppError;
 use chatsurface_model::LogWriter;
 
@@ -24,8 +24,13 @@ pub(super) fn run(args: &GenArgs) -> Result<(), AppError> {
     };
     let mut writer =
         LogWriter::open(&args.out).map_err(|error| AppError::CannotCreate(error.to_string()))?;
+    let events = if args.breadth {
+        generate_breadth(&config)
+    } else {
+        generate(&config)
+    };
     let written = writer
-        .append_all(generate(&config))
+        .append_all(events)
         .map_err(|error| AppError::CannotCreate(error.to_string()))?;
     tracing::info!("wrote {} events to {}", written.len(), args.out.display());
     Ok(())

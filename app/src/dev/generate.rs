@@ -1,4 +1,6 @@
-//! Synthetic sessions for benchmarks: many threads, messages, batches and confirmations.
+//! Synthetic sessions for benchmarks: many threads, messages, batches and confirmations
+//! (`generate`), or a broad tree of threads with a few open questions spread over it, for
+//! trying the overview (`generate_breadth`).
 //!
 //! The generator is deterministic for a seed, so a benchmark names its input by its flags. It
 //! produces only events that the fold accepts (answers name real items and options, threads
@@ -379,6 +381,95 @@ pub fn generate(config: &GeneratorConfig) -> Vec<EventBody> {
     events
 }
 
+/// Long thread titles, Russian and English, for a broad session (a title holds 60 chars).
+const BROAD_TITLES: &[&str] = &[
+    "Разобрать журнал событий и границы тредов",
+    "Review how the overview folds resolved branches",
+    "Проверить, что черновики переживают закрытие окна",
+    "Measure the first frame of an imported session",
+    "Согласовать формат вложений для подтверждений",
+    "Decide whether sub-agents open as explorations",
+];
+
+/// A broad session: `threads` threads in all, a tenth of them topics and the rest branches
+/// nested up to four deep below them, `batches` open questions in threads chosen at random
+/// (each titled "Question N" or "Вопрос N"), `messages` messages spread over the threads, and
+/// 60 % of the branches without a question resolved.
+pub fn generate_breadth(config: &GeneratorConfig) -> Vec<EventBody> {
+    /// How deep branches nest below their topic.
+    const DEEPEST: usize = 4;
+    let threads = config.threads.max(1);
+    let topics = (threads / 10).max(1);
+    let mut generator = Generator {
+        rng: fastrand::Rng::with_seed(config.seed),
+        opened: 0,
+        messages: 0,
+    };
+    let mut events = vec![EventBody::SessionStarted {
+        session: Session {
+            id: format!("broad-{}", config.seed).as_str().into(),
+            title: format!(
+                "Broad session: {threads} threads, {} open questions",
+                config.batches
+            ),
+            agent: Some("chatsurface gen --breadth".into()),
+            created_by: None,
+        },
+    }];
+    let mut depth_of: Vec<usize> = Vec::with_capacity(threads);
+    for index in 0..threads {
+        let parent = (index >= topics).then(|| loop {
+            let candidate = generator.rng.usize(..index);
+            if depth_of[candidate] < DEEPEST {
+                break candidate;
+            }
+        });
+        depth_of.push(parent.map_or(0, |parent| depth_of[parent] + 1));
+        let title = format!(
+            "{} · {index}",
+            BROAD_TITLES[generator.rng.usize(..BROAD_TITLES.len())]
+        );
+        events.push(EventBody::ThreadOpened {
+            thread: ThreadSpec {
+                id: format!("t{index}").as_str().into(),
+                parent: parent.map(|parent| format!("t{parent}").as_str().into()),
+                title,
+                kind: if parent.is_none() {
+                    ThreadKind::Topic
+                } else {
+                    ThreadKind::Branch
+                },
+            },
+        });
+        generator.opened += 1;
+    }
+    for _ in 0..config.messages {
+        events.push(generator.message());
+    }
+    let mut asking = vec![false; threads];
+    for index in 0..config.batches {
+        let (mut spec, _) = generator.batch(index);
+        let thread = generator.rng.usize(..threads);
+        asking[thread] = true;
+        spec.thread_id = format!("t{thread}").as_str().into();
+        spec.title = Some(if index % 2 == 0 {
+            format!("Вопрос {index}")
+        } else {
+            format!("Question {index}")
+        });
+        events.push(EventBody::ClarificationBatchOpened { batch: spec });
+    }
+    for (index, asks) in asking.iter().enumerate().skip(topics) {
+        if !asks && generator.rng.u8(..10) < 6 {
+            events.push(EventBody::ThreadStatusChanged {
+                thread_id: format!("t{index}").as_str().into(),
+                status: ThreadStatus::Resolved,
+            });
+        }
+    }
+    events
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,6 +502,40 @@ mod tests {
             .threads
             .iter()
             .any(|thread| thread.status == ThreadStatus::Resolved));
+    }
+
+    #[test]
+    fn a_broad_session_has_its_open_questions_and_nests_at_most_four_deep() {
+        let config = GeneratorConfig {
+            messages: 300,
+            threads: 200,
+            batches: 15,
+            seed: 1,
+        };
+        let snapshot = fold(generate_breadth(&config));
+        assert_eq!(snapshot.threads.len(), 200);
+        assert_eq!(snapshot.batches.len(), 15);
+        assert!((0..15)
+            .all(|batch| snapshot.is_open_question(chatsurface_model::NodeRef::Batch(batch))));
+        let roots = (0..200)
+            .filter(|&thread| snapshot.parent_of(thread).is_none())
+            .count();
+        assert_eq!(roots, 20);
+        let depth = |mut thread: usize| {
+            let mut depth = 0;
+            while let Some(parent) = snapshot.parent_of(thread) {
+                thread = parent;
+                depth += 1;
+            }
+            depth
+        };
+        assert_eq!((0..200).map(depth).max(), Some(4));
+        let resolved = snapshot
+            .threads
+            .iter()
+            .filter(|thread| thread.status == ThreadStatus::Resolved)
+            .count();
+        assert!((80..130).contains(&resolved), "{resolved} resolved");
     }
 
     #[test]

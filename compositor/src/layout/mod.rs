@@ -380,6 +380,13 @@ pub(crate) fn overview_capacity(intent: &Intent) -> usize {
     overview::rows_that_fit(frame_regions(intent).overview, &intent.style)
 }
 
+/// The overview's width beside the transcript: about a quarter of a 1280 px frame, growing to
+/// a third at 1920 px and wider, so that a second monitor shows long paths whole.
+fn overview_width(frame_width: f32) -> f32 {
+    let grown = ((frame_width - 1280.0) / 640.0).clamp(0.0, 1.0);
+    (frame_width * (0.26 + 0.07 * grown)).clamp(260.0, 720.0)
+}
+
 /// Splits the frame into header, overview and transcript: three rectangles from the viewport
 /// and the theme's metrics, plain arithmetic (a flex tree for three boxes cost more than the
 /// frame it framed).
@@ -404,7 +411,7 @@ pub fn frame_regions(intent: &Intent) -> FrameRegions {
             ),
         )
     } else {
-        let overview_width = (width * 0.26).clamp(260.0, 440.0);
+        let overview_width = overview_width(width);
         (
             ((pad, pad), (overview_width, inner_height)),
             (
@@ -644,6 +651,51 @@ mod tests {
         assert!(regions.overview.bottom() <= regions.transcript.y);
         let wide = frame_regions(&resolve_intent(&snapshot, &request()).unwrap());
         assert!(wide.overview.right() <= wide.transcript.x);
+    }
+
+    #[test]
+    fn the_overview_takes_a_third_of_a_wide_frame_and_a_quarter_of_a_laptops() {
+        let snapshot = session(1);
+        let share = |width: f32| {
+            let mut wide = request();
+            wide.viewport.width = Pixels(width);
+            let regions = frame_regions(&resolve_intent(&snapshot, &wide).unwrap());
+            regions.overview.width.0 / width
+        };
+        assert!((0.25..0.27).contains(&share(1280.0)), "{}", share(1280.0));
+        assert!((0.32..0.34).contains(&share(1920.0)), "{}", share(1920.0));
+        assert!(share(3840.0) < 0.2, "at most 720 px");
+    }
+
+    #[test]
+    fn every_open_question_of_a_broad_session_has_its_row_inside_the_overview() {
+        let snapshot = crate::test_support::breadth_session(20, 180, 15);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        for (width, height) in [(1920.0, 1080.0), (1280.0, 800.0)] {
+            let mut request = request();
+            request.viewport.width = Pixels(width);
+            request.viewport.height = Pixels(height);
+            let frame = lay_out(&mut engine, &snapshot, &request);
+            let overview = frame.regions.overview;
+            let listed: std::collections::BTreeSet<usize> = frame
+                .hits
+                .iter()
+                .filter_map(|(rect, target)| match target {
+                    HitTarget::Block(NodeRef::Batch(batch))
+                        if overview.contains_xy(rect.x.0 + 1.0, rect.y.0 + 1.0)
+                            && rect.bottom() <= overview.bottom() =>
+                    {
+                        Some(*batch)
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                listed,
+                (0..15).collect(),
+                "at {width}×{height} every open batch's row is in the panel"
+            );
+        }
     }
 
     #[test]

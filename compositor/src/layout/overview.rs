@@ -139,8 +139,12 @@ pub(super) fn paint_overview(
         };
         let x = region.x + Pixels(6.0) + INDENT * f32::from(row.depth.min(12));
         match &row.entry {
-            OverviewEntry::Thread { thread, focused } => {
-                painter.thread_row(snapshot, *thread, *focused, x, row_rect);
+            OverviewEntry::Thread {
+                thread,
+                above,
+                focused,
+            } => {
+                painter.thread_row(snapshot, (*thread, above), *focused, x, row_rect);
                 hits.push((row_rect, HitTarget::OverviewThread(*thread)));
             }
             OverviewEntry::Question { node } => {
@@ -157,8 +161,8 @@ pub(super) fn paint_overview(
                 let words = lang.more(*threads, Noun::Thread, Some(*resolved));
                 painter.words(&words, false, palette.muted, x, top, row_rect);
             }
-            OverviewEntry::MoreQuestions { count } => {
-                let words = lang.more(*count, Noun::OpenQuestion, None);
+            OverviewEntry::Unlisted { count } => {
+                let words = format!("{} · o", lang.more(*count, Noun::OpenQuestion, None));
                 painter.words(&words, false, palette.question, x, top, row_rect);
                 hits.push((row_rect, HitTarget::Waiting));
             }
@@ -203,12 +207,13 @@ impl RowPainter<'_> {
         });
     }
 
-    /// A thread's row: the focus bar when focused, its status mark, its title clipped before
-    /// the counts of open questions, pending confirmations and decisions, right-aligned.
+    /// A thread's row: the focus bar when focused, its status mark, its title (after the
+    /// titles of the threads folded into the row) clipped before the counts of open questions,
+    /// pending confirmations and decisions, right-aligned.
     fn thread_row(
         &mut self,
         snapshot: &Snapshot,
-        thread: usize,
+        (thread, above): (usize, &[usize]),
         focused: bool,
         x: Pixels,
         row: Rect,
@@ -265,9 +270,85 @@ impl RowPainter<'_> {
         } else {
             palette.text
         };
-        let title = plain_text(&node.spec.title);
+        let title = if above.is_empty() {
+            plain_text(&node.spec.title)
+        } else {
+            let titles: Vec<String> = above
+                .iter()
+                .chain([&thread])
+                .map(|&index| plain_text(&snapshot.threads[index].spec.title))
+                .collect();
+            self.path_that_fits(&titles, title_clip.width)
+        };
         let strong = node.spec.parent.is_none();
         self.words(&title, strong, color, title_x, row.y, title_clip);
+    }
+
+    /// The titles of a folded path joined by "›", shortened in the middle until the line fits
+    /// `room`: the first title, "…", then as many of the last ones as fit. When even "first ›
+    /// … › last" is too wide, the first title is cut so that the last (the thread the row
+    /// stands for) stays whole, or, where that leaves too little of it, to two fifths of the
+    /// row, with the last cut at its end by `words`.
+    fn path_that_fits(&mut self, titles: &[String], room: Pixels) -> String {
+        /// More of a path than this is never tried whole: a chain can be 50,000 threads deep.
+        const MOST_TITLES: usize = 8;
+        /// A first title cut shorter than this says nothing; it is dropped instead.
+        const FEWEST_CHARS: usize = 4;
+        let whole = titles.join(" › ");
+        if titles.len() <= MOST_TITLES && self.measure(&whole) <= room {
+            return whole;
+        }
+        let (first, rest) = titles.split_first().expect("a path has a title");
+        let Some(last) = rest.last() else {
+            return whole;
+        };
+        let shortened = |tail: usize| {
+            let kept = &rest[rest.len() - tail..];
+            format!("{first} › … › {}", kept.join(" › "))
+        };
+        let most = rest.len().saturating_sub(1).min(MOST_TITLES);
+        if let Some(fits) = (1..=most)
+            .rev()
+            .map(shortened)
+            .find(|candidate| self.measure(candidate) <= room)
+        {
+            return fits;
+        }
+        let joint = if rest.len() > 1 {
+            " › … › "
+        } else {
+            " › "
+        };
+        let cut_first = |chars: usize| {
+            let cut: String = first.chars().take(chars).collect();
+            format!("{}…{joint}", cut.trim_end())
+        };
+        // The longest cut of the first title that leaves `room` for what follows it, found by
+        // halving.
+        let longest_cut = |this: &mut Self, room: Pixels, last: &str| {
+            let (mut fits, mut too_long) = (0, first.chars().count());
+            while too_long - fits > 1 {
+                let middle = (fits + too_long) / 2;
+                if this.measure(&format!("{}{last}", cut_first(middle))) <= room {
+                    fits = middle;
+                } else {
+                    too_long = middle;
+                }
+            }
+            fits
+        };
+        // The last title whole if the first can keep a few chars; else the first gets at most
+        // two fifths of the row and the last is cut at its end by `words`.
+        let whole_last = longest_cut(self, room, last);
+        if whole_last >= FEWEST_CHARS {
+            return format!("{}{last}", cut_first(whole_last));
+        }
+        let share = longest_cut(self, room * 0.4, "");
+        if share >= FEWEST_CHARS {
+            format!("{}{last}", cut_first(share))
+        } else {
+            format!("… › {last}")
+        }
     }
 }
 
@@ -287,5 +368,95 @@ fn question_words(snapshot: &Snapshot, node: NodeRef, style: &Style) -> (String,
             (format!("⚠ {title}"), palette.danger)
         }
         _ => (String::new(), palette.muted),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::FontSet;
+    use crate::theme::{Density, Theme};
+
+    /// What `path_that_fits` makes of `titles` in `room`, and the width of that line.
+    fn fitted(titles: &[String], room: f32) -> (String, Pixels) {
+        let style = Style::new(Theme::Dark, Density::Comfortable);
+        let mut scene = Scene::new(Pixels(800.0), Pixels(600.0), style.palette.background);
+        let mut lines = LineCache::default();
+        let mut text = TextSystem::new(FontSet::BundledOnly);
+        let clip = Rect {
+            x: Pixels::ZERO,
+            y: Pixels::ZERO,
+            width: Pixels(800.0),
+            height: Pixels(600.0),
+        };
+        let mut painter = RowPainter {
+            scene: &mut scene,
+            lines: &mut lines,
+            text: &mut text,
+            style: &style,
+            clip,
+        };
+        let line = painter.path_that_fits(titles, Pixels(room));
+        let width = painter.measure(&line);
+        (line, width)
+    }
+
+    fn titles(words: &[&str]) -> Vec<String> {
+        words.iter().map(|&word| word.to_owned()).collect()
+    }
+
+    #[test]
+    fn a_path_that_fits_is_shown_whole() {
+        let path = titles(&["Topic", "Branch", "Leaf"]);
+        assert_eq!(fitted(&path, 400.0).0, "Topic › Branch › Leaf");
+    }
+
+    #[test]
+    fn a_long_path_loses_its_middle_first_then_the_start_of_its_first_title() {
+        let path = titles(&[
+            "Release planning for the winter",
+            "Storage",
+            "Event log",
+            "Torn tail handling",
+        ]);
+        let (middle_gone, width) = fitted(&path, 420.0);
+        assert_eq!(
+            middle_gone, "Release planning for the winter › … › Torn tail handling",
+            "{width:?}"
+        );
+        let (first_cut, width) = fitted(&path, 230.0);
+        assert!(width <= Pixels(230.0), "{first_cut}: {width:?}");
+        assert!(
+            first_cut.starts_with("Rel") && first_cut.ends_with("… › … › Torn tail handling"),
+            "the thread the row stands for stays whole: {first_cut}"
+        );
+    }
+
+    #[test]
+    fn a_row_too_narrow_for_the_last_title_keeps_two_fifths_for_the_first() {
+        let path = titles(&[
+            "Release planning for the winter",
+            "A branch whose title is longer than the whole row can hold",
+        ]);
+        let (line, width) = fitted(&path, 200.0);
+        let (first, last) = line.split_once(" › ").unwrap();
+        assert!(
+            first.starts_with("Rel") && first.ends_with('…'),
+            "{line} {width:?}"
+        );
+        assert!(last.starts_with("A branch whose"), "{line}");
+        let (_, first_width) = fitted(&[first.to_owned()], 800.0);
+        assert!(
+            first_width <= Pixels(80.0),
+            "two fifths of 200 px: {first_width:?}"
+        );
+    }
+
+    #[test]
+    fn a_chain_fifty_thousand_deep_reads_its_first_and_last_titles() {
+        let path: Vec<String> = (0..50_000).map(|level| format!("t{level}")).collect();
+        let (line, _) = fitted(&path, 300.0);
+        assert!(line.starts_with("t0 › … › "), "{line}");
+        assert!(line.ends_with("› t49999"), "{line}");
     }
 }

@@ -2,18 +2,22 @@
 //!
 //! From the whole snapshot and the operator's intent this stage picks what is shown and in
 //! which form: resolved threads and answered batches fold to one-line summaries, long messages
-//! fold with a way to expand, open questions and pending confirmations are never hidden, and
-//! the overview ranks branches by open work and recency within a row budget. It decides, it
-//! does not measure: text is never shaped here, and the only size it reads is how many
-//! overview rows fit.
+//! fold with a way to expand, and open questions and pending confirmations are never hidden.
+//! `overview.rs` chooses the overview's rows within the panel's room, every open question
+//! among them. It decides, it does not measure: text is never shaped here, and the only size
+//! it reads is how many overview rows fit.
+
+mod overview;
+
+use overview::choose_overview_rows;
+pub(crate) use overview::{OverviewEntry, OverviewRow};
 
 use crate::intent::{Elsewhere, Intent, Notice};
 use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{
-    BatchStatus, ConfirmationStatus, History, NodeRef, Role, Snapshot, ThreadKind, ThreadNode,
-    ThreadStatus,
+    BatchStatus, ConfirmationStatus, History, NodeRef, Role, Snapshot, ThreadKind, ThreadStatus,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// Messages longer than this many characters fold until expanded.
@@ -24,8 +28,6 @@ pub(crate) const FOLD_LINES: usize = 18;
 pub(crate) const TOOL_FOLD_LINES: usize = 8;
 /// A tool's message longer than this many characters folds until expanded.
 pub(crate) const TOOL_FOLD_CHARS: usize = 500;
-/// Open questions listed under one thread in the overview before the rest are counted.
-pub(crate) const QUESTIONS_PER_THREAD: usize = 3;
 
 /// The header's facts: the session and what awaits the human.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,49 +76,6 @@ impl HeaderSummary<'_> {
             }
         }
     }
-}
-
-/// What an overview row stands for.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum OverviewEntry {
-    /// A topic, branch or exploration.
-    Thread {
-        /// Index into the snapshot's threads.
-        thread: usize,
-        /// Whether it is the focused thread.
-        focused: bool,
-    },
-    /// An open batch or a pending confirmation.
-    Question {
-        /// The batch or confirmation.
-        node: NodeRef,
-    },
-    /// A recorded decision.
-    Decision {
-        /// Index into the snapshot's decisions.
-        decision: usize,
-    },
-    /// Threads left out for room, counted.
-    Collapsed {
-        /// How many threads (with everything below them) are not listed.
-        threads: usize,
-        /// How many of those are resolved.
-        resolved: usize,
-    },
-    /// Open questions of a thread not listed one by one.
-    MoreQuestions {
-        /// How many.
-        count: usize,
-    },
-}
-
-/// One line of the overview.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct OverviewRow {
-    /// Nesting depth: 0 for topics.
-    pub depth: u8,
-    /// What the row shows.
-    pub entry: OverviewEntry,
 }
 
 /// How a transcript block is shown.
@@ -349,332 +308,6 @@ fn transcript_blocks(snapshot: &Snapshot, intent: &Intent) -> Vec<TranscriptBloc
     blocks
 }
 
-/// Open batches and pending confirmations of each thread, in the order they were asked.
-fn open_questions_by_thread(snapshot: &Snapshot) -> Vec<Vec<NodeRef>> {
-    let mut by_thread = vec![Vec::new(); snapshot.threads.len()];
-    for entry in &snapshot.timeline {
-        if snapshot.is_open_question(entry.node) {
-            by_thread[entry.thread].push(entry.node);
-        }
-    }
-    by_thread
-}
-
-fn open_work(thread: &ThreadNode) -> usize {
-    thread.open_questions + thread.pending_confirmations
-}
-
-fn status_rank(status: ThreadStatus) -> u8 {
-    match status {
-        ThreadStatus::Active => 0,
-        ThreadStatus::Parked => 1,
-        ThreadStatus::Resolved => 2,
-    }
-}
-
-/// The tree of threads with children ranked by open work, then status, then recency.
-struct ThreadTree {
-    roots: Vec<usize>,
-    children: Vec<Vec<usize>>,
-    subtree_open_work: Vec<usize>,
-    subtree_size: Vec<usize>,
-    subtree_resolved: Vec<usize>,
-    /// The newest activity anywhere in the subtree.
-    subtree_recency: Vec<u64>,
-}
-
-impl ThreadTree {
-    fn new(snapshot: &Snapshot) -> ThreadTree {
-        let count = snapshot.threads.len();
-        let mut roots = Vec::new();
-        let mut children = vec![Vec::new(); count];
-        for index in 0..count {
-            match snapshot.parent_of(index) {
-                Some(parent) => children[parent].push(index),
-                None => roots.push(index),
-            }
-        }
-        let mut subtree_open_work: Vec<usize> = snapshot.threads.iter().map(open_work).collect();
-        let mut subtree_size = vec![1; count];
-        let mut subtree_resolved: Vec<usize> = snapshot
-            .threads
-            .iter()
-            .map(|thread| usize::from(thread.status == ThreadStatus::Resolved))
-            .collect();
-        let mut subtree_recency: Vec<u64> = snapshot
-            .threads
-            .iter()
-            .map(|thread| thread.last_activity_seq)
-            .collect();
-        // Children always come after their parents, so walking backwards sums bottom-up.
-        for index in (0..count).rev() {
-            if let Some(parent) = snapshot.parent_of(index) {
-                subtree_open_work[parent] += subtree_open_work[index];
-                subtree_size[parent] += subtree_size[index];
-                subtree_resolved[parent] += subtree_resolved[index];
-                subtree_recency[parent] = subtree_recency[parent].max(subtree_recency[index]);
-            }
-        }
-        let rank = |&index: &usize| {
-            let thread = &snapshot.threads[index];
-            (
-                std::cmp::Reverse(subtree_open_work[index] > 0),
-                status_rank(thread.status),
-                std::cmp::Reverse(subtree_recency[index]),
-            )
-        };
-        roots.sort_by_key(rank);
-        for list in &mut children {
-            list.sort_by_key(rank);
-        }
-        ThreadTree {
-            roots,
-            children,
-            subtree_open_work,
-            subtree_size,
-            subtree_resolved,
-            subtree_recency,
-        }
-    }
-}
-
-fn choose_overview_rows(snapshot: &Snapshot, intent: &Intent, budget: usize) -> Vec<OverviewRow> {
-    let tree = ThreadTree::new(snapshot);
-    let questions = open_questions_by_thread(snapshot);
-    let question_rows = |thread: usize| {
-        let count = questions[thread].len();
-        if count > QUESTIONS_PER_THREAD {
-            QUESTIONS_PER_THREAD + 1
-        } else {
-            count
-        }
-    };
-
-    // Choose threads by priority: the focus path and threads with open work first, then by
-    // rank. Choosing a thread chooses its ancestors, so the tree stays connected.
-    let mut order: Vec<usize> = (0..snapshot.threads.len()).collect();
-    order.sort_by_key(|&index| {
-        let thread = &snapshot.threads[index];
-        (
-            std::cmp::Reverse(intent.breadcrumb.contains(&index)),
-            std::cmp::Reverse(tree.subtree_open_work[index] > 0),
-            status_rank(thread.status),
-            std::cmp::Reverse(tree.subtree_recency[index]),
-        )
-    });
-    let mut chosen = vec![false; snapshot.threads.len()];
-    let mut chosen_children = vec![0usize; snapshot.threads.len()];
-    let mut chosen_roots = 0usize;
-    // Rows in use: each listed thread with its question rows, plus one "more" row for every
-    // level that leaves threads out. Before anything is chosen that is the topics' "more" row.
-    let mut rows = usize::from(!tree.roots.is_empty());
-    for &candidate in &order {
-        let must = intent.breadcrumb.contains(&candidate) || tree.subtree_open_work[candidate] > 0;
-        // The candidate and its ancestors not chosen yet, bottom-up.
-        let mut path = Vec::new();
-        let mut current = Some(candidate);
-        while let Some(index) = current {
-            if chosen[index] {
-                break;
-            }
-            path.push(index);
-            current = snapshot.parent_of(index);
-        }
-        let Some(&top) = path.last() else { continue };
-        let mut added: isize = 0;
-        for (position, &index) in path.iter().enumerate() {
-            added += 1 + question_rows(index) as isize;
-            // Below a new thread only the path's next thread is listed so far.
-            let listed_children = usize::from(position > 0);
-            if tree.children[index].len() > listed_children {
-                added += 1;
-            }
-        }
-        // The level the path hangs from loses its "more" row when its last thread is listed.
-        let (listed, total) = match snapshot.parent_of(top) {
-            Some(parent) => (chosen_children[parent], tree.children[parent].len()),
-            None => (chosen_roots, tree.roots.len()),
-        };
-        if listed + 1 == total {
-            added -= 1;
-        }
-        let after = (rows as isize + added).max(0) as usize;
-        if !must && after > budget {
-            continue;
-        }
-        for &index in &path {
-            chosen[index] = true;
-            match snapshot.parent_of(index) {
-                Some(parent) => chosen_children[parent] += 1,
-                None => chosen_roots += 1,
-            }
-        }
-        rows = after;
-    }
-
-    let mut emitter = RowEmitter {
-        intent,
-        tree: &tree,
-        questions: &questions,
-        chosen: &chosen,
-        out: Vec::new(),
-    };
-    emitter.emit_tree(&tree.roots);
-    let mut out = emitter.out;
-    add_decisions(snapshot, intent, &chosen, budget, &mut out);
-    out
-}
-
-/// Walks the chosen threads in rank order and writes their rows.
-struct RowEmitter<'a> {
-    intent: &'a Intent,
-    tree: &'a ThreadTree,
-    questions: &'a [Vec<NodeRef>],
-    chosen: &'a [bool],
-    out: Vec<OverviewRow>,
-}
-
-/// One level of the thread tree being written: its threads, the next one to look at, and
-/// what it has left out so far.
-struct Level<'a> {
-    threads: &'a [usize],
-    next: usize,
-    depth: u8,
-    left_out: usize,
-    left_out_resolved: usize,
-}
-
-impl<'a> Level<'a> {
-    fn new(threads: &'a [usize], depth: u8) -> Level<'a> {
-        Level {
-            threads,
-            next: 0,
-            depth,
-            left_out: 0,
-            left_out_resolved: 0,
-        }
-    }
-}
-
-impl<'a> RowEmitter<'a> {
-    /// Writes each chosen thread's row, its open questions, then its children's rows, depth
-    /// first; threads left out of a level are summed into one row after it. The walk keeps
-    /// its own stack: an agent can nest threads 50,000 deep, and recursion that deep would
-    /// overflow the call stack.
-    fn emit_tree(&mut self, roots: &'a [usize]) {
-        let tree = self.tree;
-        let mut stack = vec![Level::new(roots, 0)];
-        while let Some(level) = stack.last_mut() {
-            let Some(&thread) = level.threads.get(level.next) else {
-                if level.left_out > 0 {
-                    let entry = OverviewEntry::Collapsed {
-                        threads: level.left_out,
-                        resolved: level.left_out_resolved,
-                    };
-                    self.out.push(OverviewRow {
-                        depth: level.depth,
-                        entry,
-                    });
-                }
-                stack.pop();
-                continue;
-            };
-            level.next += 1;
-            if !self.chosen[thread] {
-                level.left_out += tree.subtree_size[thread];
-                level.left_out_resolved += tree.subtree_resolved[thread];
-                continue;
-            }
-            let depth = level.depth;
-            self.emit_thread(thread, depth);
-            stack.push(Level::new(&tree.children[thread], depth.saturating_add(1)));
-        }
-    }
-
-    /// A thread's row and those of its open questions.
-    fn emit_thread(&mut self, thread: usize, depth: u8) {
-        let focused = self.intent.focus == Some(thread);
-        self.out.push(OverviewRow {
-            depth,
-            entry: OverviewEntry::Thread { thread, focused },
-        });
-        let open = &self.questions[thread];
-        let listed = open.len().min(QUESTIONS_PER_THREAD);
-        for &node in &open[..listed] {
-            self.out.push(OverviewRow {
-                depth: depth.saturating_add(1),
-                entry: OverviewEntry::Question { node },
-            });
-        }
-        if open.len() > listed {
-            let count = open.len() - listed;
-            self.out.push(OverviewRow {
-                depth: depth.saturating_add(1),
-                entry: OverviewEntry::MoreQuestions { count },
-            });
-        }
-    }
-}
-
-/// Fills rows left over with decisions, newest first (the focused thread's before others),
-/// each placed under its thread.
-fn add_decisions(
-    snapshot: &Snapshot,
-    intent: &Intent,
-    chosen: &[bool],
-    budget: usize,
-    out: &mut Vec<OverviewRow>,
-) {
-    let room = budget.saturating_sub(out.len());
-    if room == 0 {
-        return;
-    }
-    let mut candidates: Vec<usize> = (0..snapshot.decisions.len())
-        .filter(|&index| {
-            snapshot
-                .thread_index(&snapshot.decisions[index].spec.thread_id)
-                .is_some_and(|thread| chosen[thread])
-        })
-        .collect();
-    candidates.sort_by_key(|&index| {
-        let in_focus = snapshot
-            .thread_index(&snapshot.decisions[index].spec.thread_id)
-            .is_some_and(|thread| intent.focus == Some(thread));
-        (
-            std::cmp::Reverse(in_focus),
-            std::cmp::Reverse(snapshot.decisions[index].revision),
-        )
-    });
-    let picked: HashSet<usize> = candidates.into_iter().take(room).collect();
-    if picked.is_empty() {
-        return;
-    }
-    let mut with_decisions = Vec::with_capacity(out.len() + picked.len());
-    for row in out.drain(..) {
-        let thread_row = match row.entry {
-            OverviewEntry::Thread { thread, .. } => Some((thread, row.depth)),
-            _ => None,
-        };
-        with_decisions.push(row);
-        if let Some((thread, depth)) = thread_row {
-            let id = &snapshot.threads[thread].spec.id;
-            let mut mine: Vec<usize> = picked
-                .iter()
-                .copied()
-                .filter(|&index| &snapshot.decisions[index].spec.thread_id == id)
-                .collect();
-            mine.sort_unstable();
-            for decision in mine {
-                with_decisions.push(OverviewRow {
-                    depth: depth + 1,
-                    entry: OverviewEntry::Decision { decision },
-                });
-            }
-        }
-    }
-    *out = with_decisions;
-}
-
 /// The word for a thread's kind, as the overview and transcript show it.
 pub(crate) fn kind_label(kind: ThreadKind) -> &'static str {
     match kind {
@@ -863,104 +496,8 @@ mod tests {
         assert!(view.overview.iter().any(|row| row.entry
             == OverviewEntry::Thread {
                 thread: 1,
+                above: Vec::new(),
                 focused: true
             }));
-    }
-
-    #[test]
-    fn two_hundred_threads_fit_the_overview_with_every_open_question_and_counts_for_the_rest() {
-        let mut events = vec![thread("t0", None)];
-        for index in 1..200 {
-            let parent = format!("t{}", (index - 1) / 5);
-            events.push(thread(&format!("t{index}"), Some(&parent)));
-            events.push(message(&format!("m{index}"), &format!("t{index}"), "work"));
-            if index % 3 == 0 {
-                events.push(resolve(&format!("t{index}")));
-            }
-        }
-        events.push(batch("b1", "t150"));
-        events.push(batch("b2", "t7"));
-        let snapshot = snapshot_from(&events);
-        let request = IntentRequest::default();
-        let budget = ROWS;
-        let view = view_of(&snapshot, &request);
-        assert!(
-            view.overview.len() <= budget,
-            "{} rows for a budget of {budget}",
-            view.overview.len()
-        );
-        let questions: Vec<&OverviewEntry> = view
-            .overview
-            .iter()
-            .map(|row| &row.entry)
-            .filter(|entry| matches!(entry, OverviewEntry::Question { .. }))
-            .collect();
-        assert_eq!(questions.len(), 2, "both open batches are listed");
-        let listed = view
-            .overview
-            .iter()
-            .filter(|row| matches!(row.entry, OverviewEntry::Thread { .. }))
-            .count();
-        let counted: usize = view
-            .overview
-            .iter()
-            .map(|row| match row.entry {
-                OverviewEntry::Collapsed { threads, .. } => threads,
-                _ => 0,
-            })
-            .sum();
-        assert_eq!(listed + counted, 200, "every thread is listed or counted");
-        assert!(listed < 200);
-    }
-
-    #[test]
-    fn the_overview_ranks_branches_with_open_work_first() {
-        let snapshot = snapshot_from(&[
-            thread("main", None),
-            thread("quiet", Some("main")),
-            thread("asking", Some("main")),
-            thread("recent", Some("main")),
-            batch("b1", "asking"),
-            message("m0", "recent", "latest"),
-        ]);
-        let view = view_of(&snapshot, &IntentRequest::default());
-        let order: Vec<usize> = view
-            .overview
-            .iter()
-            .filter_map(|row| match row.entry {
-                OverviewEntry::Thread { thread, .. } => Some(thread),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(order, vec![0, 2, 3, 1], "open work, then recency");
-    }
-
-    #[test]
-    fn a_chain_of_fifty_thousand_nested_threads_is_walked_without_recursion() {
-        // Run on a thread with a small stack: a recursive walk of this chain overflows it.
-        let walked = std::thread::Builder::new()
-            .stack_size(256 * 1024)
-            .spawn(|| {
-                let mut events = vec![thread("t0", None)];
-                for level in 1..50_000 {
-                    events.push(thread(
-                        &format!("t{level}"),
-                        Some(&format!("t{}", level - 1)),
-                    ));
-                }
-                events.push(batch("deep", "t49999"));
-                let snapshot = snapshot_from(&events);
-                let view = view_of(&snapshot, &IntentRequest::default());
-                view.overview
-                    .iter()
-                    .any(|row| matches!(row.entry, OverviewEntry::Question { .. }))
-            })
-            .unwrap()
-            .join();
-        assert_eq!(
-            walked.ok(),
-            Some(true),
-            "the open question at the bottom is listed"
-        );
     }
 }
