@@ -21,13 +21,17 @@ pub enum Command {
     Open(OpenArgs),
     /// Render a session log to a PNG: the frame the window shows.
     Render(RenderArgs),
-    /// Print a session log's folded snapshot as JSON.
+    /// Print a session log's folded snapshot as JSON, or its threads as a tree.
     Snapshot {
         /// The session's event log (JSONL), or an agent's transcript.
         log: PathBuf,
         /// The file's format (default: detected from its content).
         #[arg(long, value_enum)]
         format: Option<crate::agents::Format>,
+        /// The threads as an indented tree (status, counts, open questions, decisions)
+        /// instead of JSON.
+        #[arg(long)]
+        tree: bool,
     },
     /// List every session on this machine: the store's and the agents' own (Claude Code's),
     /// newest first.

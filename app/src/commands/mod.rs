@@ -26,7 +26,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
     match command {
         Command::Open(args) => open::run(&args),
         Command::Render(args) => render::run(&args),
-        Command::Snapshot { log, format } => snapshot::run(&log, format),
+        Command::Snapshot { log, format, tree } => snapshot::run(&log, format, tree),
         Command::Sessions { json } => sessions::run(json),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args),
