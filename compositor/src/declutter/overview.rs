@@ -218,6 +218,18 @@ impl ThreadTree {
     }
 }
 
+impl ThreadTree {
+    /// The needed topics, last-ranked first: pushed onto a stack in this order, popping visits
+    /// them in rank order, depth first.
+    fn needed_roots_reversed(&self) -> impl Iterator<Item = usize> + '_ {
+        self.roots
+            .iter()
+            .rev()
+            .copied()
+            .filter(|&root| self.needed[root])
+    }
+}
+
 /// The rows of the first way to fit, and which threads they list.
 struct TreeRows {
     rows: Vec<OverviewRow>,
@@ -416,14 +428,7 @@ fn as_folded_chains(
             .filter(|&child| tree.needed[child])
     };
     let mut out = Vec::new();
-    // Pushed in reverse so that popping visits threads in rank order, depth first.
-    let mut stack: Vec<(usize, u8)> = tree
-        .roots
-        .iter()
-        .rev()
-        .filter(|&&root| tree.needed[root])
-        .map(|&root| (root, 0))
-        .collect();
+    let mut stack: Vec<(usize, u8)> = tree.needed_roots_reversed().map(|root| (root, 0)).collect();
     while let Some((start, depth)) = stack.pop() {
         let mut above = Vec::new();
         let mut thread = start;
@@ -457,14 +462,9 @@ fn as_paths(
     budget: usize,
 ) -> Vec<OverviewRow> {
     let mut out = Vec::new();
-    // (thread, its depth in the tree); popping visits threads in rank order, depth first.
-    let mut stack: Vec<(usize, usize)> = tree
-        .roots
-        .iter()
-        .rev()
-        .filter(|&&root| tree.needed[root])
-        .map(|&root| (root, 0))
-        .collect();
+    // (thread, its depth in the tree).
+    let mut stack: Vec<(usize, usize)> =
+        tree.needed_roots_reversed().map(|root| (root, 0)).collect();
     // The threads above the one being visited, root first.
     let mut path: Vec<usize> = Vec::new();
     while let Some((thread, depth)) = stack.pop() {
