@@ -9,14 +9,14 @@
     reason = "a test or benchmark stops at the first surprise"
 )]
 
-use chatsurface::dev::generate::{generate_breadth, GeneratorConfig};
+use chatsurface::dev::generate::{fold_in_memory, generate_breadth, GeneratorConfig};
 use chatsurface_compositor::frame_regions;
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_compositor::FontSet;
 use chatsurface_compositor::Theme;
 use chatsurface_compositor::{px, ScaleFactor};
 use chatsurface_compositor::{IntentRequest, Viewport};
-use chatsurface_model::{read_log, Event, Snapshot};
+use chatsurface_model::read_log;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tiny_skia::{IntRect, Pixmap};
@@ -156,14 +156,7 @@ fn every_open_question_of_a_broad_session_reads_inside_the_overview() {
         batches: 15,
         seed: 1,
     };
-    let events = generate_breadth(&config).into_iter().enumerate();
-    let snapshot = Snapshot::from_events(events.map(|(index, body)| Event {
-        v: 1,
-        seq: index as u64 + 1,
-        at: "2026-12-05T00:00:00Z".into(),
-        body,
-    }))
-    .unwrap();
+    let snapshot = fold_in_memory(generate_breadth(&config)).unwrap();
     let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
     for (width, height) in [(1920.0, 1080.0), (1280.0, 800.0)] {
         let request = hidpi(Theme::Dark, width, height);

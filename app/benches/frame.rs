@@ -10,12 +10,12 @@
 )]
 #![allow(clippy::print_stdout, reason = "a benchmark reports on stdout")]
 
-use chatsurface::dev::generate::{generate, generate_breadth, GeneratorConfig};
+use chatsurface::dev::generate::{fold_in_memory, generate, generate_breadth, GeneratorConfig};
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_compositor::FontSet;
 use chatsurface_compositor::{px, ScaleFactor};
 use chatsurface_compositor::{IntentRequest, Viewport};
-use chatsurface_model::{read_log, Event, LogWriter, Snapshot};
+use chatsurface_model::{read_log, LogWriter, Snapshot};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -96,14 +96,7 @@ fn broad_session(threads: usize, open: usize) -> Snapshot {
         batches: open,
         seed: 1,
     };
-    let events = generate_breadth(&config).into_iter().enumerate();
-    Snapshot::from_events(events.map(|(index, body)| Event {
-        v: 1,
-        seq: index as u64 + 1,
-        at: "2026-12-05T00:00:00Z".into(),
-        body,
-    }))
-    .unwrap()
+    fold_in_memory(generate_breadth(&config)).unwrap()
 }
 
 /// The layout of a frame after a new event, on 10,000 threads: Declutter runs again (the

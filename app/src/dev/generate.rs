@@ -470,19 +470,28 @@ pub fn generate_breadth(config: &GeneratorConfig) -> Vec<EventBody> {
     events
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use chatsurface_model::{Event, Snapshot};
-
-    fn fold(events: Vec<EventBody>) -> Snapshot {
-        Snapshot::from_events(events.into_iter().enumerate().map(|(index, body)| Event {
+/// Folds generated events into a snapshot without a file, numbered from 1 as a log would
+/// number them (for benchmarks and tests that need no log on disk).
+pub fn fold_in_memory(
+    events: Vec<EventBody>,
+) -> Result<chatsurface_model::Snapshot, chatsurface_model::FoldError> {
+    chatsurface_model::Snapshot::from_events(events.into_iter().enumerate().map(|(index, body)| {
+        chatsurface_model::Event {
             v: 1,
             seq: index as u64 + 1,
             at: "2026-12-01T00:00:00Z".into(),
             body,
-        }))
-        .expect("generated events always fold")
+        }
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chatsurface_model::Snapshot;
+
+    fn fold(events: Vec<EventBody>) -> Snapshot {
+        fold_in_memory(events).expect("generated events always fold")
     }
 
     #[test]
