@@ -79,8 +79,9 @@ pub fn list(folders: &Folders) -> Vec<Entry> {
 /// the window's switcher rescans every few seconds while it is open.
 #[derive(Debug, Default)]
 pub struct Catalog {
-    /// Each file's entry, with the length and modification time it was read at.
-    known: HashMap<PathBuf, (u64, SystemTime, Entry)>,
+    /// Each file's entry (none for a file its parent's session shows), with the length and
+    /// modification time it was read at.
+    known: HashMap<PathBuf, (u64, SystemTime, Option<Entry>)>,
 }
 
 impl Catalog {
@@ -114,7 +115,7 @@ impl Catalog {
         let mut entries: Vec<Entry> = self
             .known
             .values()
-            .map(|(_, _, entry)| entry.clone())
+            .filter_map(|(_, _, entry)| entry.clone())
             .collect();
         entries.sort_by(|a, b| {
             b.modified
@@ -185,7 +186,9 @@ fn session_files(folders: &Folders) -> Vec<(PathBuf, Format)> {
     found
 }
 
-fn entry(path: &Path, format: Format) -> Result<Entry, crate::error::AppError> {
+/// The entry of a session file; `None` for a Codex sub-agent's rollout, which its parent's
+/// session shows.
+fn entry(path: &Path, format: Format) -> Result<Option<Entry>, crate::error::AppError> {
     let modified = std::fs::metadata(path)
         .and_then(|meta| meta.modified())
         .unwrap_or(SystemTime::UNIX_EPOCH);
@@ -193,9 +196,12 @@ fn entry(path: &Path, format: Format) -> Result<Entry, crate::error::AppError> {
     if super::detect_file(path)? != Some(format) {
         return Err(super::unknown_format(path));
     }
+    if format == Format::Codex && super::codex::is_subagent(path) {
+        return Ok(None);
+    }
     let loaded = load(path, Some(format))?;
     let snapshot = &loaded.snapshot;
-    Ok(Entry {
+    Ok(Some(Entry {
         agent: format.name(),
         title: snapshot.title().to_owned(),
         project: match format {
@@ -209,7 +215,7 @@ fn entry(path: &Path, format: Format) -> Result<Entry, crate::error::AppError> {
         open_questions: snapshot.open_questions() + snapshot.pending_confirmations(),
         path: path.to_owned(),
         modified,
-    })
+    }))
 }
 
 #[cfg(test)]

@@ -119,6 +119,9 @@ pub(crate) struct ReadTranscript {
     pub(crate) events: Vec<(String, EventBody)>,
     /// One line per record skipped (`file:line: why`).
     pub(crate) warnings: Vec<String>,
+    /// Other files the session's events came from (a Codex sub-agent's rollout), watched
+    /// with the transcript while it is followed.
+    pub(crate) read_beside: Vec<PathBuf>,
 }
 
 /// Reads a session file in `format` (detected when `None`) into a snapshot.
@@ -222,6 +225,8 @@ pub struct AgentTranscript {
     events: Vec<(String, EventBody)>,
     /// What the file and its sub-agents' folder looked like at the last read.
     seen: Option<Seen>,
+    /// The other files the last read took events from.
+    read_beside: Vec<PathBuf>,
 }
 
 /// A cheap look at a transcript, to tell whether it changed.
@@ -230,6 +235,8 @@ struct Seen {
     len: u64,
     modified: Option<std::time::SystemTime>,
     beside: Option<std::time::SystemTime>,
+    /// The length and modification time of each file read beside it.
+    read_beside: Vec<(u64, Option<std::time::SystemTime>)>,
 }
 
 impl AgentTranscript {
@@ -241,6 +248,7 @@ impl AgentTranscript {
             snapshot: Snapshot::default(),
             events: Vec::new(),
             seen: None,
+            read_beside: Vec::new(),
         };
         transcript.follow()?;
         Ok(transcript)
@@ -257,14 +265,22 @@ impl AgentTranscript {
     }
 
     fn look(&self) -> Seen {
-        let meta = std::fs::metadata(&self.path).ok();
+        let stamp = |path: &Path| {
+            let meta = std::fs::metadata(path).ok();
+            (
+                meta.as_ref().map_or(0, std::fs::Metadata::len),
+                meta.and_then(|meta| meta.modified().ok()),
+            )
+        };
+        let (len, modified) = stamp(&self.path);
         let beside = std::fs::metadata(self.path.with_extension("").join("subagents"))
             .and_then(|meta| meta.modified())
             .ok();
         Seen {
-            len: meta.as_ref().map_or(0, std::fs::Metadata::len),
-            modified: meta.and_then(|meta| meta.modified().ok()),
+            len,
+            modified,
             beside,
+            read_beside: self.read_beside.iter().map(|path| stamp(path)).collect(),
         }
     }
 
@@ -279,6 +295,12 @@ impl AgentTranscript {
         let bytes = std::fs::read(&self.path).map_err(|error| read_error(&self.path, &error))?;
         let read = read_agent(self.format, &self.path, &bytes);
         self.seen = Some(seen);
+        if read.read_beside != self.read_beside {
+            // Stamped at the next look, which then reads once more: a file just found may
+            // already have grown since it was read.
+            self.read_beside = read.read_beside;
+            self.seen = None;
+        }
         if read.events == self.events {
             return Ok(false);
         }
@@ -378,19 +400,25 @@ fn fixtures_dir() -> std::path::PathBuf {
         })
 }
 
-/// The transcript of a scenario the real agent wrote: the one `.jsonl` file in
-/// `<fixtures>/<agent>/<scenario>/`.
+/// The transcript of a scenario the real agent wrote: the `.jsonl` file in
+/// `<fixtures>/<agent>/<scenario>/`, or where the agent wrote several (a Codex sub-agent
+/// writes a rollout of its own) the first by name that is no sub-agent's.
 #[cfg(test)]
 pub(crate) fn fixture_file(agent: &str, scenario: &str) -> PathBuf {
     let dir = fixtures_dir().join(agent).join(scenario);
-    std::fs::read_dir(&dir)
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .find(|path| {
+        .filter(|path| {
             path.extension()
                 .is_some_and(|extension| extension == "jsonl")
         })
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .find(|path| !codex::is_subagent(path))
         .unwrap_or_else(|| panic!("{}: no transcript", dir.display()))
 }
 

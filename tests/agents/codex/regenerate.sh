@@ -3,9 +3,9 @@
 # @openai/codex, pinned below) against tests/agents/fake_openai.py, one scenario of
 # scenarios.json at a time, headless (`codex exec`), in a fresh CODEX_HOME.
 #
-#   tests/agents/codex/regenerate.sh [CODEX_BIN]
+#   tests/agents/codex/regenerate.sh [CODEX_BIN [SCENARIO ...]]
 #
-# Without CODEX_BIN it installs the pinned package into target/agents/ (npm must reach the
+# Without scenarios it writes them all. Without CODEX_BIN it installs the pinned package into target/agents/ (npm must reach the
 # registry). CHATSURFACE_AGENT_FIXTURES writes them under another folder (CI compares so). Each scenario's rollout is copied as Codex wrote it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -21,7 +21,9 @@ fi
 out="${CHATSURFACE_AGENT_FIXTURES:-$root/tests/fixtures/agents}/codex-$version"
 work="$(mktemp -d /tmp/chatsurface-codex-XXXXXX)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-for scenario in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$here/scenarios.json"); do
+scenarios="${*:2}"
+[ -n "$scenarios" ] || scenarios=$(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$here/scenarios.json")
+for scenario in $scenarios; do
   dir="$work/$scenario"
   mkdir -p "$dir/home" "$dir/project"
   python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))[sys.argv[2]]['script'], open(sys.argv[3], 'w'))" \

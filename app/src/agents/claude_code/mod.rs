@@ -98,6 +98,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
     ReadTranscript {
         events: events.list,
         warnings,
+        read_beside: Vec::new(),
     }
 }
 

@@ -10,8 +10,15 @@
 //! becomes a clarification batch, answered from its output, or withdrawn when Codex refused
 //! the call. Other line types (`session_meta` aside, which names the session) are skipped.
 //!
-//! Not read yet: `thread_rolled_back` (the dropped turns as a parked branch) and sub-agent
-//! rollouts; no fixture written by the real Codex holds them yet.
+//! A sub-agent (a `spawn_agent` call, whose output names the agent's thread id) writes a
+//! rollout of its own beside its parent's, its `session_meta` naming the parent; the reader
+//! reads it where the call returned, as an exploration thread under the thread that spawned
+//! it, and the catalog lists only the parent.
+//!
+//! Not read yet: a conversation reverted in Codex (Esc Esc in its terminal, `thread/revert`
+//! in its app-server), which Codex 0.169.0 writes as a continuation file naming the part of
+//! the old one it keeps (`session_meta.history_base`); the older `thread_rolled_back` marker,
+//! which 0.169.0 no longer writes.
 //!
 //! This module reads; it must not write to the agent's files, nor know about the window.
 
@@ -20,13 +27,17 @@ use super::questions::question_items;
 use super::{cut, output_block, title_of, ReadTranscript};
 use chatsurface_model::{
     BatchCloseReason, ClarificationItem, EventBody, ItemAnswer, Role, Session, ThreadKind,
+    ThreadStatus,
 };
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// The thread every message of a rollout is in.
+/// The thread the session's own messages are in.
 const MAIN_THREAD: &str = "main";
+
+/// How deep sub-agents of sub-agents are read; deeper ones stay a tool message.
+const MAX_SUBAGENT_DEPTH: usize = 4;
 
 /// Whether a record (one of a file's first) is a Codex rollout line.
 pub(crate) fn looks_like(record: &Value) -> bool {
@@ -37,8 +48,8 @@ pub(crate) fn looks_like(record: &Value) -> bool {
     ) && record.get("payload").is_some_and(Value::is_object)
 }
 
-/// The folder the session worked in: `session_meta.payload.cwd`.
-pub(crate) fn project_of(path: &Path) -> Option<String> {
+/// The payload of a rollout's `session_meta` line, among its first lines.
+fn meta_of(path: &Path) -> Option<Value> {
     use std::io::BufRead;
     let file = std::fs::File::open(path).ok()?;
     std::io::BufReader::new(file)
@@ -47,9 +58,55 @@ pub(crate) fn project_of(path: &Path) -> Option<String> {
         .map_while(Result::ok)
         .find_map(|line| {
             let record: Value = serde_json::from_str(&line).ok()?;
-            let payload = record.get("payload")?;
-            payload.get("cwd")?.as_str().map(str::to_owned)
+            (kind_of(&record) == Some("session_meta")).then(|| record.get("payload").cloned())?
         })
+}
+
+/// The folder the session worked in: `session_meta.payload.cwd`.
+pub(crate) fn project_of(path: &Path) -> Option<String> {
+    meta_of(path)?.get("cwd")?.as_str().map(str::to_owned)
+}
+
+/// Whether a rollout is a sub-agent's, which its parent's session shows.
+pub(crate) fn is_subagent(path: &Path) -> bool {
+    meta_of(path).is_some_and(|meta| {
+        meta.get("parent_thread_id").is_some_and(Value::is_string)
+            || meta.pointer("/source/subagent").is_some()
+    })
+}
+
+/// The rollout of the thread `id`: a file named `rollout-<time>-<id>.jsonl` in `dir`, the
+/// folder of the rollout that names it (Codex writes a sub-agent's beside its parent's), or
+/// else in any day folder of the sessions folder above it (`YYYY/MM/DD`), for a thread that
+/// began after midnight.
+fn rollout_of_thread(dir: &Path, id: &str) -> Option<PathBuf> {
+    let suffix = format!("-{id}.jsonl");
+    let named = |dir: &Path| {
+        std::fs::read_dir(dir)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .find(|path| {
+                path.file_name()
+                    .is_some_and(|name| name.to_string_lossy().ends_with(&suffix))
+            })
+    };
+    if let Some(found) = named(dir) {
+        return Some(found);
+    }
+    let root = dir.ancestors().nth(3)?;
+    let mut days = vec![root.to_owned()];
+    for _ in 0..3 {
+        days = days
+            .iter()
+            .filter_map(|dir| std::fs::read_dir(dir).ok())
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|entry| entry.path())
+            .filter(|path| path.is_dir())
+            .collect();
+    }
+    days.iter().find_map(|day| named(day))
 }
 
 /// Reads a rollout into events.
@@ -81,6 +138,11 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
     let mut reader = Reader {
         events: Events::default(),
         calls: HashMap::new(),
+        thread: MAIN_THREAD.to_owned(),
+        dir: path.parent().map(Path::to_owned).unwrap_or_default(),
+        depth: 0,
+        read_beside: Vec::new(),
+        warnings: Vec::new(),
     };
     let started = lines.first().and_then(timestamp);
     reader.events.push(
@@ -102,9 +164,11 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
             reader.item(timestamp(line), item);
         }
     }
+    warnings.append(&mut reader.warnings);
     ReadTranscript {
         events: reader.events.list,
         warnings,
+        read_beside: reader.read_beside,
     }
 }
 
@@ -156,6 +220,7 @@ fn human_text(item: &Map<String, Value>) -> Option<String> {
         "<permissions",
         "# AGENTS.md",
         "<turn_aborted>",
+        "<subagent_notification>",
     ];
     (!trimmed.is_empty() && !harness.iter().any(|tag| trimmed.starts_with(tag)))
         .then(|| text.trim().to_owned())
@@ -172,6 +237,15 @@ struct Call {
 struct Reader {
     events: Events,
     calls: HashMap<String, Call>,
+    /// The thread the lines being read are in: the main one, or a sub-agent's.
+    thread: String,
+    /// The rollout's folder, where its sub-agents' rollouts are.
+    dir: PathBuf,
+    /// How many sub-agents deep the lines being read are.
+    depth: usize,
+    /// The sub-agents' rollouts read.
+    read_beside: Vec<PathBuf>,
+    warnings: Vec<String>,
 }
 
 impl Reader {
@@ -180,13 +254,13 @@ impl Reader {
             Some("message") => match role_of(item) {
                 Some("user") => {
                     if let Some(text) = human_text(item) {
-                        self.events.message(at, MAIN_THREAD, Role::User, text);
+                        self.events.message(at, &self.thread, Role::User, text);
                     }
                 }
                 Some("assistant") => {
                     let text = content_text(item);
                     if !text.trim().is_empty() {
-                        self.events.message(at, MAIN_THREAD, Role::Agent, text);
+                        self.events.message(at, &self.thread, Role::Agent, text);
                     }
                 }
                 _ => {}
@@ -212,7 +286,7 @@ impl Reader {
             None
         } else {
             let line = format!("**{name}** {}", describe(&name, &arguments));
-            Some(self.events.message(at, MAIN_THREAD, Role::Tool, line))
+            Some(self.events.message(at, &self.thread, Role::Tool, line))
         };
         self.calls.insert(
             call_id,
@@ -229,7 +303,7 @@ impl Reader {
         if items.is_empty() {
             return;
         }
-        self.events.open_batch(at, call_id, MAIN_THREAD, items);
+        self.events.open_batch(at, call_id, &self.thread, items);
     }
 
     fn output(&mut self, at: Option<String>, item: &Map<String, Value>) {
@@ -255,12 +329,71 @@ impl Reader {
         };
         let text = output_block(&command_output(&output));
         self.events.push(
-            at,
+            at.clone(),
             EventBody::MessageChunkAppended {
                 message_id: message.as_str().into(),
                 text,
             },
         );
+        if call.name == "spawn_agent" {
+            self.subagent(at, &call.arguments, &output);
+        }
+    }
+
+    /// The sub-agent a `spawn_agent` call started (its output names the agent's thread), read
+    /// from its own rollout as an exploration thread under the thread that spawned it;
+    /// resolved once its rollout says its task is complete.
+    fn subagent(&mut self, at: Option<String>, arguments: &Value, output: &str) {
+        let Ok(spawned) = serde_json::from_str::<Value>(output) else {
+            return;
+        };
+        let Some(agent) = spawned.get("agent_id").and_then(Value::as_str) else {
+            return;
+        };
+        if self.depth >= MAX_SUBAGENT_DEPTH {
+            return;
+        }
+        let Some(path) = rollout_of_thread(&self.dir, agent) else {
+            return;
+        };
+        let Ok(bytes) = std::fs::read(&path) else {
+            return;
+        };
+        let lines = super::json_lines(&path, &bytes, "Codex rollout line", &mut self.warnings);
+        self.read_beside.push(path);
+        let task = arguments
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("Sub-agent");
+        let title = match spawned.get("nickname").and_then(Value::as_str) {
+            Some(nickname) => format!("{nickname}: {task}"),
+            None => task.to_owned(),
+        };
+        let thread = format!("agent-{agent}");
+        let parent = std::mem::replace(&mut self.thread, thread.clone());
+        self.events
+            .open_thread(at, &thread, Some(&parent), &title, ThreadKind::Exploration);
+        self.depth += 1;
+        for line in &lines {
+            if let Some(item) = response_item(line) {
+                self.item(timestamp(line), item);
+            }
+        }
+        self.depth -= 1;
+        self.thread = parent;
+        let complete = lines.iter().any(|line| {
+            kind_of(line) == Some("event_msg")
+                && line.pointer("/payload/type").and_then(Value::as_str) == Some("task_complete")
+        });
+        if complete {
+            self.events.push(
+                None,
+                EventBody::ThreadStatusChanged {
+                    thread_id: thread.as_str().into(),
+                    status: ThreadStatus::Resolved,
+                },
+            );
+        }
     }
 
     /// A question's output: the answers (`{"answers": {id: {"answers": [...]}}}`), or Codex's

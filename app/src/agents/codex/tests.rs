@@ -1,8 +1,10 @@
 //! The reader over rollouts the real Codex CLI 0.169.0 wrote against a scripted model
 //! (`tests/agents/codex/regenerate.sh` makes them again).
 
-use super::super::Format;
-use chatsurface_model::{BatchStatus, Role, Snapshot};
+use super::super::{AgentTranscript, Format};
+use crate::agents::catalog::Folders;
+use chatsurface_model::{BatchStatus, Role, Snapshot, ThreadKind, ThreadStatus};
+use std::path::PathBuf;
 
 fn snapshot(scenario: &str) -> Snapshot {
     super::super::load_fixture("codex-0.169.0", scenario, Format::Codex)
@@ -78,4 +80,115 @@ fn a_question_codex_refused_to_ask_is_a_withdrawn_batch() {
         item.options[1].detail.as_deref(),
         Some("A server, more features")
     );
+}
+
+#[test]
+fn a_sub_agent_is_an_exploration_thread_read_from_its_own_rollout() {
+    let snapshot = snapshot("subagent");
+    let explorer = snapshot
+        .threads
+        .iter()
+        .find(|thread| thread.spec.kind == ThreadKind::Exploration)
+        .expect("the sub-agent's thread");
+    assert!(
+        explorer
+            .spec
+            .title
+            .contains(": Count the files in the project"),
+        "titled by its nickname and task: {}",
+        explorer.spec.title
+    );
+    assert_eq!(
+        explorer.spec.parent.as_ref().map(|id| id.as_str()),
+        Some("main")
+    );
+    assert_eq!(explorer.status, ThreadStatus::Resolved);
+    let in_thread = |thread: &str| -> Vec<(Role, String)> {
+        snapshot
+            .messages
+            .iter()
+            .filter(|message| message.spec.thread_id.as_str() == thread)
+            .map(|message| (message.spec.role, message.spec.text.clone()))
+            .collect()
+    };
+    assert_eq!(
+        in_thread(explorer.spec.id.as_str()),
+        [
+            (
+                Role::User,
+                "Count the files in the project and report the number.".to_owned()
+            ),
+            (Role::Agent, "The project has no files yet: 0.".to_owned()),
+        ]
+    );
+    let main = in_thread("main");
+    let roles: Vec<Role> = main.iter().map(|(role, _)| *role).collect();
+    assert_eq!(
+        roles,
+        [Role::User, Role::Tool, Role::Tool, Role::Agent],
+        "the prompt, spawn_agent, wait_agent and the answer; Codex's notification to the \
+         model is no message of the human's: {main:?}"
+    );
+    assert!(main[1].1.starts_with("**spawn_agent**"), "{main:?}");
+    assert_eq!(main[3].1, "The helper counted 0 files.");
+}
+
+/// The subagent fixture in a sessions folder of its own (`YYYY/MM/DD`), the sub-agent's
+/// rollout cut to its first `child_lines` lines; returns the folder, the parent's rollout
+/// and the sub-agent's, and the sub-agent's whole text.
+fn subagent_store(child_lines: usize) -> (tempfile::TempDir, PathBuf, PathBuf, String) {
+    let parent = super::super::fixture_file("codex-0.169.0", "subagent");
+    let child = std::fs::read_dir(parent.parent().unwrap())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| *path != parent)
+        .expect("the sub-agent's rollout");
+    let root = tempfile::tempdir().unwrap();
+    let day = root.path().join("2026/12/05");
+    std::fs::create_dir_all(&day).unwrap();
+    let (parent_copy, child_copy) = (
+        day.join(parent.file_name().unwrap()),
+        day.join(child.file_name().unwrap()),
+    );
+    std::fs::copy(&parent, &parent_copy).unwrap();
+    let whole = std::fs::read_to_string(&child).unwrap();
+    let cut: String = whole.split_inclusive('\n').take(child_lines).collect();
+    std::fs::write(&child_copy, cut).unwrap();
+    (root, parent_copy, child_copy, whole)
+}
+
+#[test]
+fn the_catalog_lists_the_parent_and_not_its_sub_agent() {
+    let (root, parent, _, _) = subagent_store(usize::MAX);
+    let folders = Folders {
+        codex: Some(root.path().to_owned()),
+        ..Folders::default()
+    };
+    let entries = crate::agents::catalog::list(&folders);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].path, parent);
+    assert_eq!(entries[0].messages, 6, "the sub-agent's two messages count");
+}
+
+#[test]
+fn a_followed_session_shows_its_sub_agent_growing() {
+    let (_root, parent, child, whole) = subagent_store(8);
+    let mut transcript = AgentTranscript::open(&parent, Format::Codex).unwrap();
+    let answer = "The project has no files yet: 0.";
+    let shows_answer = |transcript: &AgentTranscript| {
+        transcript
+            .snapshot()
+            .messages
+            .iter()
+            .any(|message| message.spec.text == answer)
+    };
+    assert!(!shows_answer(&transcript), "cut before its answer");
+    // The first look after the sub-agent was found stamps its file and reads once more.
+    transcript.follow().unwrap();
+    std::fs::write(&child, &whole).unwrap();
+    assert!(
+        transcript.follow().unwrap(),
+        "the sub-agent grew, the parent did not"
+    );
+    assert!(shows_answer(&transcript));
 }
