@@ -422,6 +422,16 @@ pub(crate) fn fixture_file(agent: &str, scenario: &str) -> PathBuf {
         .unwrap_or_else(|| panic!("{}: no transcript", dir.display()))
 }
 
+/// The sub-agent's thread of a folded fixture: its one exploration thread.
+#[cfg(test)]
+fn exploration_thread(snapshot: &Snapshot) -> &chatsurface_model::ThreadNode {
+    snapshot
+        .threads
+        .iter()
+        .find(|thread| thread.spec.kind == chatsurface_model::ThreadKind::Exploration)
+        .expect("the sub-agent's thread")
+}
+
 /// A scenario's transcript folded, after checking that its format is detected from its
 /// content and that it folds without a warning.
 #[cfg(test)]

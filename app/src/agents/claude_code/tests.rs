@@ -90,11 +90,7 @@ fn a_refused_tool_call_is_a_declined_confirmation_naming_the_tool_and_command() 
 #[test]
 fn a_sub_agent_is_an_exploration_thread_titled_by_its_description() {
     let snapshot = snapshot("subagent");
-    let explorer = snapshot
-        .threads
-        .iter()
-        .find(|thread| thread.spec.kind == ThreadKind::Exploration)
-        .expect("the sub-agent's thread");
+    let explorer = super::super::exploration_thread(&snapshot);
     assert_eq!(explorer.spec.title, "Find config reader");
     assert_eq!(
         explorer.spec.parent.as_ref().map(|id| id.as_str()),

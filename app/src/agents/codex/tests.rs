@@ -3,7 +3,7 @@
 
 use super::super::{AgentTranscript, Format};
 use crate::agents::catalog::Folders;
-use chatsurface_model::{BatchStatus, Role, Snapshot, ThreadKind, ThreadStatus};
+use chatsurface_model::{BatchStatus, Role, Snapshot, ThreadStatus};
 use std::path::PathBuf;
 
 fn snapshot(scenario: &str) -> Snapshot {
@@ -85,11 +85,7 @@ fn a_question_codex_refused_to_ask_is_a_withdrawn_batch() {
 #[test]
 fn a_sub_agent_is_an_exploration_thread_read_from_its_own_rollout() {
     let snapshot = snapshot("subagent");
-    let explorer = snapshot
-        .threads
-        .iter()
-        .find(|thread| thread.spec.kind == ThreadKind::Exploration)
-        .expect("the sub-agent's thread");
+    let explorer = super::super::exploration_thread(&snapshot);
     assert!(
         explorer
             .spec
