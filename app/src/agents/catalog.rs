@@ -166,7 +166,10 @@ fn session_files(folders: &Folders) -> Vec<(PathBuf, Format)> {
                 .collect();
         }
         for day in days {
-            found.extend(jsonl_in(&day).into_iter().map(|path| (path, Format::Codex)));
+            // A reverted thread goes on in a new rollout beside the old; its session is
+            // listed once.
+            let newest = super::codex::newest_rollouts(jsonl_in(&day));
+            found.extend(newest.into_iter().map(|path| (path, Format::Codex)));
         }
     }
     if let Some(gemini) = &folders.gemini {

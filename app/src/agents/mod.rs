@@ -342,6 +342,26 @@ pub(crate) fn json_lines(
     values
 }
 
+/// The JSON objects of a file's whole lines as [`json_lines`] reads them, in two lists:
+/// those of lines that start before byte `at` of the file, and the rest.
+pub(crate) fn json_lines_split_at(
+    path: &Path,
+    bytes: &[u8],
+    at: u64,
+    what: &str,
+    warnings: &mut Vec<String>,
+) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    json_lines_at(path, bytes, what, warnings, |start, value| {
+        if (start as u64) < at {
+            before.push(value);
+        } else {
+            after.push(value);
+        }
+    });
+    (before, after)
+}
+
 /// Hands each whole line's JSON object to `take` as it is parsed, so a reader that keeps
 /// little of each (Claude Code's transcripts are mostly the harness's own records) never
 /// holds the whole file parsed at once; bad lines are warnings as in [`json_lines`].
@@ -352,12 +372,28 @@ pub(crate) fn for_each_json_line(
     warnings: &mut Vec<String>,
     mut take: impl FnMut(serde_json::Value),
 ) {
-    let bytes = without_bom(bytes);
+    json_lines_at(path, bytes, what, warnings, |_, value| take(value));
+}
+
+/// Hands each whole line's JSON object to `take` with the byte of the file its line starts
+/// at; bad lines are warnings as in [`json_lines`].
+fn json_lines_at(
+    path: &Path,
+    bytes: &[u8],
+    what: &str,
+    warnings: &mut Vec<String>,
+    mut take: impl FnMut(usize, serde_json::Value),
+) {
+    let mark = bytes.len() - without_bom(bytes).len();
+    let bytes = &bytes[mark..];
     let whole = match bytes.iter().rposition(|&byte| byte == b'\n') {
         Some(end) => &bytes[..=end],
         None => &bytes[..0],
     };
+    let mut start = mark;
     for (number, line) in whole.split(|&byte| byte == b'\n').enumerate() {
+        let line_start = start;
+        start += line.len() + 1;
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
@@ -372,7 +408,7 @@ pub(crate) fn for_each_json_line(
             continue;
         }
         match serde_json::from_slice::<serde_json::Value>(line) {
-            Ok(value @ serde_json::Value::Object(_)) => take(value),
+            Ok(value @ serde_json::Value::Object(_)) => take(line_start, value),
             Ok(_) => warnings.push(format!(
                 "{}:{}: not a {what} (not a JSON object); skipped",
                 path.display(),

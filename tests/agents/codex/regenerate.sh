@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates tests/fixtures/agents/codex-<version>/ by running the real Codex CLI (npm
 # @openai/codex, pinned below) against tests/agents/fake_openai.py, one scenario of
-# scenarios.json at a time, headless (`codex exec`), in a fresh CODEX_HOME.
+# scenarios.json at a time, headless (`codex exec`), in a fresh CODEX_HOME; the scenario
+# `revert` drives its terminal UI in tmux instead (interactive.py).
 #
 #   tests/agents/codex/regenerate.sh [CODEX_BIN [SCENARIO ...]]
 #
@@ -22,8 +23,12 @@ out="${CHATSURFACE_AGENT_FIXTURES:-$root/tests/fixtures/agents}/codex-$version"
 work="$(mktemp -d /tmp/chatsurface-codex-XXXXXX)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 scenarios="${*:2}"
-[ -n "$scenarios" ] || scenarios=$(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$here/scenarios.json")
+[ -n "$scenarios" ] || scenarios="$(python3 -c "import json,sys; print(' '.join(json.load(open(sys.argv[1]))))" "$here/scenarios.json") revert"
 for scenario in $scenarios; do
+  if [ "$scenario" = revert ]; then
+    python3 "$here/interactive.py" "$codex" "$out/revert"
+    continue
+  fi
   dir="$work/$scenario"
   mkdir -p "$dir/home" "$dir/project"
   python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))[sys.argv[2]]['script'], open(sys.argv[3], 'w'))" \

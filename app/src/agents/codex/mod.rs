@@ -15,12 +15,16 @@
 //! reads it where the call returned, as an exploration thread under the thread that spawned
 //! it, and the catalog lists only the parent.
 //!
-//! Not read yet: a conversation reverted in Codex (Esc Esc in its terminal, `thread/revert`
-//! in its app-server), which Codex 0.169.0 writes as a continuation file naming the part of
-//! the old one it keeps (`session_meta.history_base`); the older `thread_rolled_back` marker,
-//! which 0.169.0 no longer writes.
+//! A conversation reverted in Codex goes on in a rollout of its own (`segments.rs`): the
+//! session shows the thread from its first rollout to its newest, whichever was opened, each
+//! reverted part a parked branch. Not read: the older `thread_rolled_back` marker, which
+//! Codex 0.169.0 no longer writes.
 //!
 //! This module reads; it must not write to the agent's files, nor know about the window.
+
+mod segments;
+
+pub(crate) use segments::newest_rollouts;
 
 use super::events::Events;
 use super::questions::question_items;
@@ -109,12 +113,20 @@ fn rollout_of_thread(dir: &Path, id: &str) -> Option<PathBuf> {
     days.iter().find_map(|day| named(day))
 }
 
-/// Reads a rollout into events.
+/// Reads a rollout into events: its thread from its first rollout to its newest (see
+/// `segments.rs`), each reverted part a parked branch where it was left.
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
     let mut warnings = Vec::new();
     let lines = super::json_lines(path, bytes, "Codex rollout line", &mut warnings);
-    let meta = lines
-        .iter()
+    let lineage = segments::lineage(path, lines, &mut warnings);
+    let all_lines = || {
+        lineage
+            .older
+            .iter()
+            .flat_map(|part| part.kept.iter().chain(&part.reverted))
+            .chain(&lineage.newest)
+    };
+    let meta = all_lines()
         .find(|line| kind_of(line) == Some("session_meta"))
         .and_then(|line| line.get("payload"));
     let session_id = meta
@@ -126,25 +138,17 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
                 .map(|stem| stem.to_string_lossy().into_owned())
         })
         .unwrap_or_else(|| "codex".to_owned());
-    let title = lines
-        .iter()
-        .filter_map(|line| response_item(line))
-        .find_map(|item| {
-            (role_of(item) == Some("user"))
-                .then(|| human_text(item))
-                .flatten()
-        })
-        .unwrap_or_else(|| "Codex session".to_owned());
+    let title = first_prompt(all_lines()).unwrap_or_else(|| "Codex session".to_owned());
     let mut reader = Reader {
         events: Events::default(),
         calls: HashMap::new(),
         thread: MAIN_THREAD.to_owned(),
         dir: path.parent().map(Path::to_owned).unwrap_or_default(),
         depth: 0,
-        read_beside: Vec::new(),
+        read_beside: lineage.read_beside.clone(),
         warnings: Vec::new(),
     };
-    let started = lines.first().and_then(timestamp);
+    let started = all_lines().next().and_then(timestamp);
     reader.events.push(
         started.clone(),
         EventBody::SessionStarted {
@@ -159,17 +163,29 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
     reader
         .events
         .open_thread(started, MAIN_THREAD, None, &title, ThreadKind::Topic);
-    for line in &lines {
-        if let Some(item) = response_item(line) {
-            reader.item(timestamp(line), item);
-        }
+    for (number, part) in lineage.older.iter().enumerate() {
+        reader.lines(&part.kept);
+        reader.reverted(number + 1, &part.reverted);
     }
+    reader.lines(&lineage.newest);
     warnings.append(&mut reader.warnings);
     ReadTranscript {
         events: reader.events.list,
         warnings,
         read_beside: reader.read_beside,
     }
+}
+
+/// The first thing the human typed among `lines`.
+fn first_prompt<'a>(lines: impl IntoIterator<Item = &'a Value>) -> Option<String> {
+    lines
+        .into_iter()
+        .filter_map(response_item)
+        .find_map(|item| {
+            (role_of(item) == Some("user"))
+                .then(|| human_text(item))
+                .flatten()
+        })
 }
 
 fn kind_of(line: &Value) -> Option<&str> {
@@ -249,6 +265,46 @@ struct Reader {
 }
 
 impl Reader {
+    /// Reads the `response_item` lines among `lines` into the current thread.
+    fn lines(&mut self, lines: &[Value]) {
+        for line in lines {
+            if let Some(item) = response_item(line) {
+                self.item(timestamp(line), item);
+            }
+        }
+    }
+
+    /// The `number`th part of the conversation Codex reverted, as a parked branch of the
+    /// main thread titled `↩ <its first prompt>`.
+    fn reverted(&mut self, number: usize, lines: &[Value]) {
+        if !lines.iter().any(|line| response_item(line).is_some()) {
+            return;
+        }
+        let title = format!(
+            "↩ {}",
+            first_prompt(lines).unwrap_or_else(|| "Reverted turns".to_owned())
+        );
+        let thread = format!("reverted-{number}");
+        let at = lines.first().and_then(timestamp);
+        self.events.open_thread(
+            at.clone(),
+            &thread,
+            Some(MAIN_THREAD),
+            &title,
+            ThreadKind::Branch,
+        );
+        self.events.push(
+            at,
+            EventBody::ThreadStatusChanged {
+                thread_id: thread.as_str().into(),
+                status: ThreadStatus::Parked,
+            },
+        );
+        let main = std::mem::replace(&mut self.thread, thread);
+        self.lines(lines);
+        self.thread = main;
+    }
+
     fn item(&mut self, at: Option<String>, item: &Map<String, Value>) {
         match item.get("type").and_then(Value::as_str) {
             Some("message") => match role_of(item) {
@@ -374,11 +430,7 @@ impl Reader {
         self.events
             .open_thread(at, &thread, Some(&parent), &title, ThreadKind::Exploration);
         self.depth += 1;
-        for line in &lines {
-            if let Some(item) = response_item(line) {
-                self.item(timestamp(line), item);
-            }
-        }
+        self.lines(&lines);
         self.depth -= 1;
         self.thread = parent;
         let complete = lines.iter().any(|line| {

@@ -188,3 +188,117 @@ fn a_followed_session_shows_its_sub_agent_growing() {
     );
     assert!(shows_answer(&transcript));
 }
+
+/// The revert fixture's rollouts, oldest first.
+fn revert_rollouts() -> Vec<PathBuf> {
+    let first = super::super::fixture_file("codex-0.169.0", "revert");
+    let mut rollouts: Vec<PathBuf> = std::fs::read_dir(first.parent().unwrap())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    rollouts.sort();
+    assert_eq!(rollouts.len(), 3, "the first rollout and one per revert");
+    rollouts
+}
+
+fn in_thread(snapshot: &Snapshot, thread: &str) -> Vec<(Role, String)> {
+    snapshot
+        .messages
+        .iter()
+        .filter(|message| message.spec.thread_id.as_str() == thread)
+        .map(|message| (message.spec.role, message.spec.text.clone()))
+        .collect()
+}
+
+fn assert_reverts_shown(snapshot: &Snapshot) {
+    let said = |role, text: &str| (role, text.to_owned());
+    assert_eq!(
+        in_thread(snapshot, "main"),
+        [
+            said(Role::User, "Which log format should we use?"),
+            said(Role::Agent, "JSONL: one event per line."),
+            said(Role::User, "Skip the index for now"),
+            said(Role::Agent, "Then no index for now."),
+        ],
+        "what Codex kept, in order, across its three rollouts"
+    );
+    let branches: Vec<(&str, &str, ThreadStatus)> = snapshot
+        .threads
+        .iter()
+        .filter(|thread| thread.spec.kind == chatsurface_model::ThreadKind::Branch)
+        .map(|thread| {
+            (
+                thread.spec.id.as_str(),
+                thread.spec.title.as_str(),
+                thread.status,
+            )
+        })
+        .collect();
+    assert_eq!(
+        branches,
+        [
+            ("reverted-1", "↩ And the index?", ThreadStatus::Parked),
+            ("reverted-2", "↩ А индекс?", ThreadStatus::Parked),
+        ]
+    );
+    assert_eq!(
+        in_thread(snapshot, "reverted-2"),
+        [
+            said(Role::User, "А индекс?"),
+            said(Role::Agent, "Индекс — по смещениям строк."),
+        ]
+    );
+    assert_eq!(in_thread(snapshot, "reverted-1").len(), 2);
+    assert_eq!(snapshot.title(), "Which log format should we use?");
+}
+
+#[test]
+fn a_reverted_conversation_is_kept_as_parked_branches_whichever_rollout_is_opened() {
+    for path in revert_rollouts() {
+        let loaded = super::super::load(&path, None).unwrap();
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        assert_reverts_shown(&loaded.snapshot);
+    }
+}
+
+#[test]
+fn the_catalog_lists_a_reverted_thread_once_by_its_newest_rollout() {
+    let rollouts = revert_rollouts();
+    let root = tempfile::tempdir().unwrap();
+    let day = root.path().join("2026/12/05");
+    std::fs::create_dir_all(&day).unwrap();
+    for rollout in &rollouts {
+        std::fs::copy(rollout, day.join(rollout.file_name().unwrap())).unwrap();
+    }
+    let folders = Folders {
+        codex: Some(root.path().to_owned()),
+        ..Folders::default()
+    };
+    let entries = crate::agents::catalog::list(&folders);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].path, day.join(rollouts[2].file_name().unwrap()));
+    assert_eq!(entries[0].messages, 8, "kept and reverted messages count");
+}
+
+#[test]
+fn a_followed_session_shows_a_revert_made_while_it_is_open() {
+    let rollouts = revert_rollouts();
+    let day = tempfile::tempdir().unwrap();
+    let copy = |rollout: &PathBuf| {
+        let to = day.path().join(rollout.file_name().unwrap());
+        std::fs::copy(rollout, &to).unwrap();
+        to
+    };
+    let first = copy(&rollouts[0]);
+    let mut transcript = AgentTranscript::open(&first, Format::Codex).unwrap();
+    assert_eq!(in_thread(transcript.snapshot(), "main").len(), 4);
+    // The first look after the folder was found stamps it and reads once more.
+    transcript.follow().unwrap();
+    copy(&rollouts[1]);
+    copy(&rollouts[2]);
+    assert!(
+        transcript.follow().unwrap(),
+        "Codex went on in new rollouts; the opened one did not change"
+    );
+    assert_reverts_shown(transcript.snapshot());
+}

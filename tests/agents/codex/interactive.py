@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Drives the real interactive Codex CLI in tmux through a session with two reverts, against
+tests/agents/fake_openai.py, and copies the rollouts it writes.
+
+Usage: interactive.py CODEX_BIN OUT_DIR
+
+The session: a prompt; a second prompt; Esc Esc and Enter on it (Codex reverts the
+conversation to before it) and a prompt in Russian instead; the same again on that one and a
+third prompt. Codex 0.169.0 writes each revert as a new rollout that names the part of the
+previous one it keeps. Each step waits for what the terminal must show before the next key,
+so a changed UI fails here loudly instead of writing a wrong fixture.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+codex, out_dir = sys.argv[1], sys.argv[2]
+here = os.path.dirname(os.path.abspath(__file__))
+TITLE = "Generate a concise"
+# Codex asks for a title beside every prompt; those requests race the prompt's own, so each
+# step answers only the request it is for.
+SCRIPT = [{"when": TITLE, "items": [{"text": "Log format"}]} for _ in range(4)] + [
+    {"when": "Which log format", "items": [{"text": "JSONL: one event per line."}]},
+    {"when": "And the index?", "items": [{"text": "A B-tree over the offsets."}]},
+    {"when": "А индекс?", "items": [{"text": "Индекс — по смещениям строк."}]},
+    {"when": "Skip the index", "items": [{"text": "Then no index for now."}]},
+]
+
+work = tempfile.mkdtemp(prefix="chatsurface-codex-tmux-")
+home, project = os.path.join(work, "home"), os.path.join(work, "project")
+os.makedirs(home)
+os.makedirs(project)
+subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+with open(os.path.join(work, "script.json"), "w") as f:
+    json.dump(SCRIPT, f)
+port_file = os.path.join(work, "port")
+server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_openai.py"),
+                           os.path.join(work, "script.json"), port_file,
+                           os.path.join(work, "requests.jsonl")])
+session = "chatsurface-codex"
+tmux_socket = f"chatsurface-codex-{os.getpid()}"
+
+
+def tmux(*args):
+    return subprocess.run(["tmux", "-L", tmux_socket, *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def pane():
+    return tmux("capture-pane", "-p", "-t", session)
+
+
+def wait_for(words, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if words in pane():
+            return
+        time.sleep(0.2)
+    raise SystemExit(f"error: the terminal never showed {words!r}; it shows:\n{pane()}")
+
+
+def keys(*names):
+    for name in names:
+        tmux("send-keys", "-t", session, name)
+        time.sleep(0.5)
+
+
+def type_line(text):
+    tmux("send-keys", "-t", session, "-l", text)
+    time.sleep(0.5)
+    keys("Enter")
+
+
+def revert_last_prompt():
+    keys("Escape", "Escape")
+    wait_for("rewind")
+    keys("Enter")
+    wait_for("Conversation reverted")
+    keys("C-u")
+
+
+try:
+    for _ in range(50):
+        if os.path.exists(port_file) and open(port_file).read():
+            break
+        time.sleep(0.1)
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write(f"""model = "gpt-fake"
+model_provider = "fake"
+[model_providers.fake]
+name = "Fake"
+base_url = "http://127.0.0.1:{open(port_file).read()}/v1"
+env_key = "FAKE_OPENAI_KEY"
+wire_api = "responses"
+""")
+    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", project,
+         f"env CODEX_HOME={home} FAKE_OPENAI_KEY=sk-test {codex}; sleep 60")
+    wait_for("Trust this folder?")
+    keys("Enter")
+    wait_for("Ask Codex to do anything")
+    type_line("Which log format should we use?")
+    wait_for("JSONL: one event per line.")
+    type_line("And the index?")
+    wait_for("A B-tree over the offsets.")
+    revert_last_prompt()
+    type_line("А индекс?")
+    wait_for("Индекс — по смещениям строк.")
+    revert_last_prompt()
+    type_line("Skip the index for now")
+    wait_for("Then no index for now.")
+    time.sleep(1)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    for folder, _, names in os.walk(os.path.join(home, "sessions")):
+        for name in sorted(names):
+            if name.endswith(".jsonl"):
+                shutil.copy(os.path.join(folder, name), out_dir)
+                print(f"revert: {name}")
+finally:
+    subprocess.run(["tmux", "-L", tmux_socket, "kill-server"], capture_output=True)
+    server.kill()
+    shutil.rmtree(work, ignore_errors=True)
