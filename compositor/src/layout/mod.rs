@@ -629,6 +629,95 @@ mod tests {
         assert!(frame.blocks_below > 60);
     }
 
+    /// `messages` messages, then a batch of `items` text questions (taller than a 700 px
+    /// frame at 30).
+    fn session_ending_in_a_batch(messages: usize, items: usize) -> Snapshot {
+        let items: Vec<String> = (0..items)
+            .map(|item| {
+                format!(r#"{{"id":"q{item}","prompt":"Question number {item}?","kind":"text"}}"#)
+            })
+            .collect();
+        let mut events = vec![thread("main", None)];
+        events.extend(
+            (0..messages)
+                .map(|index| message(&format!("m{index}"), "main", &format!("Message {index}."))),
+        );
+        events.push(format!(
+            r#"{{"type":"clarification_batch_opened","batch":{{"id":"b","thread_id":"main","title":"Many questions","items":[{}]}}}}"#,
+            items.join(",")
+        ));
+        snapshot_from(&events)
+    }
+
+    /// Where the frame placed `node`'s card, whole (not cut to the transcript's region).
+    fn card_rect(frame: &FrameLayout, node: NodeRef) -> Rect {
+        frame
+            .cards
+            .iter()
+            .find(|card| card.node == node)
+            .map(|card| Rect {
+                x: card.origin.x,
+                y: card.origin.y,
+                width: frame.regions.transcript.width,
+                height: card.layout.height,
+            })
+            .unwrap_or_else(|| panic!("{node:?} is not on the frame"))
+    }
+
+    #[test]
+    fn a_newest_question_taller_than_the_view_opens_at_its_top_and_scrolls_to_its_end() {
+        let snapshot = session_ending_in_a_batch(20, 30);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let mut request = request();
+        let first = lay_out(&mut engine, &snapshot, &request);
+        let transcript = first.regions.transcript;
+        let batch = card_rect(&first, NodeRef::Batch(0));
+        assert!(batch.height > transcript.height, "the batch is taller");
+        assert_eq!(batch.y, transcript.y, "its title shows, under the header");
+        request.scroll = scroll(&mut engine, &snapshot, &request, 10_000.0);
+        assert!(
+            matches!(
+                request.scroll,
+                ScrollAnchor::Block {
+                    block: NodeRef::Batch(0),
+                    ..
+                }
+            ),
+            "{:?}",
+            request.scroll
+        );
+        let end = lay_out(&mut engine, &snapshot, &request);
+        let batch = card_rect(&end, NodeRef::Batch(0));
+        assert!(
+            (batch.bottom().0 - transcript.bottom().0).abs() < 0.5,
+            "scrolled to its end: {batch:?} in {transcript:?}"
+        );
+        let further = scroll(&mut engine, &snapshot, &request, 200.0);
+        assert_eq!(further, request.scroll, "no jump back to its top");
+        request.scroll = ScrollAnchor::Bottom;
+        let up = scroll(&mut engine, &snapshot, &request, -20.0);
+        assert!(
+            matches!(
+                up,
+                ScrollAnchor::Block {
+                    block: NodeRef::Message(19),
+                    ..
+                }
+            ),
+            "from its top, up is the message before: {up:?}"
+        );
+    }
+
+    #[test]
+    fn a_newest_question_that_fits_keeps_the_view_pinned_to_the_bottom() {
+        let snapshot = session_ending_in_a_batch(20, 2);
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let frame = lay_out(&mut engine, &snapshot, &request());
+        let batch = card_rect(&frame, NodeRef::Batch(0));
+        assert!((batch.bottom().0 - frame.regions.transcript.bottom().0).abs() < 0.5);
+        assert!(frame.at_bottom);
+    }
+
     #[test]
     fn a_short_session_starts_at_the_top_of_the_transcript() {
         let snapshot = session(2);

@@ -205,8 +205,17 @@ impl TranscriptLayout {
                     placed.push(card);
                     index += 1;
                 }
-                // Past the end with room to spare: the view is at the bottom after all.
-                index == blocks.len() && top - gap <= region.bottom() + Pixels(0.5)
+                // Past the end with room to spare: the view is at the bottom after all, or,
+                // for a newest question taller than the view, at its end.
+                let past_end = index == blocks.len() && top - gap <= region.bottom() + Pixels(0.5);
+                if past_end && is_tall_newest_question(list, &placed) {
+                    let last = &placed[placed.len() - 1];
+                    let shift = region.bottom() - (last.top + last.layout.height);
+                    for card in &mut placed {
+                        card.top += shift;
+                    }
+                }
+                past_end && !is_tall_newest_question(list, &placed)
             }
         };
         if pinned_to_bottom {
@@ -230,6 +239,15 @@ impl TranscriptLayout {
                     }
                 }
             }
+            // A newest question taller than the view shows its top (its title and first
+            // items), not its end: what is asked is read from the top.
+            if is_tall_newest_question(list, &placed) {
+                let shift = region.y - placed[placed.len() - 1].top;
+                for card in &mut placed {
+                    card.top += shift;
+                }
+                self.place_above(list, &mut placed, text);
+            }
         } else {
             self.place_above(list, &mut placed, text);
         }
@@ -241,7 +259,7 @@ impl TranscriptLayout {
                 offset: region.y - card.top,
             });
         let last_visible = placed.iter().rev().find(|card| card.top < region.bottom());
-        let at_bottom = pinned_to_bottom
+        let at_bottom = (pinned_to_bottom && !is_tall_newest_question(list, &placed))
             || last_visible.is_some_and(|card| {
                 card.index + 1 == blocks.len() && card.top + card.layout.height <= region.bottom()
             });
@@ -318,7 +336,9 @@ impl TranscriptLayout {
                 break;
             }
             if index + 1 == blocks.len() {
-                return ScrollAnchor::Bottom;
+                // Past the end: `place` pins the view to the bottom, or to the end of a
+                // newest question taller than the view.
+                break;
             }
             offset -= pitch;
             index += 1;
@@ -330,4 +350,14 @@ impl TranscriptLayout {
         // Scrolling down onto the last screenful pins the view to the bottom again.
         self.place(list, candidate, text).anchor
     }
+}
+
+/// Whether the last of `placed` is the newest block, a question (a batch or a
+/// confirmation) taller than the transcript's region.
+fn is_tall_newest_question(list: &ListInput, placed: &[PlacedCard]) -> bool {
+    placed.last().is_some_and(|card| {
+        card.index + 1 == list.blocks.len()
+            && matches!(card.node, NodeRef::Batch(_) | NodeRef::Confirmation(_))
+            && card.layout.height > list.region.height
+    })
 }
