@@ -128,10 +128,20 @@ pub(crate) struct ReadTranscript {
 pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> {
     regular_file(path)?;
     let bytes = std::fs::read(path).map_err(|error| read_error(path, &error))?;
-    match format.or_else(|| detect(&bytes)) {
-        Some(Format::Chatsurface) => Ok(fold_log_bytes(path, &bytes)?),
+    load_bytes(path, &bytes, format)
+}
+
+/// Reads the bytes of the session file at `path` in `format` (detected when `None`) into a
+/// snapshot, as [`load`] does the file (a reader may read files beside it).
+pub fn load_bytes(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Result<LoadedLog, AppError> {
+    match format.or_else(|| detect(bytes)) {
+        Some(Format::Chatsurface) => Ok(fold_log_bytes(path, bytes)?),
         Some(agent) => {
-            let read = read_agent(agent, path, &bytes);
+            let read = read_agent(agent, path, bytes);
             let (snapshot, mut warnings) = fold(path, &read.events, Snapshot::default(), 0)?;
             warnings.splice(0..0, read.warnings);
             Ok(LoadedLog {
