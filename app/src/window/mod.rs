@@ -23,10 +23,9 @@ mod switcher;
 use crate::error::AppError;
 use answer::Answering;
 use chatsurface_compositor::FontSet;
-use chatsurface_compositor::{px, Rect, ScaleFactor};
+use chatsurface_compositor::{px, ScaleFactor};
 use chatsurface_compositor::{Density, Style, Theme};
 use chatsurface_compositor::{Viewport, VIEWPORT_RANGE};
-use chatsurface_model::NodeRef;
 use desk::{Desk, LINE};
 use editor::{Clipboard, EditCommand, MemoryClipboard};
 use keymap::{command_for, Command, Key, KeyPress, Modifiers};
@@ -209,18 +208,6 @@ impl WindowApp {
                 .layers
                 .update(&surface.gpu, self.desk.compositor(), &mut frame, scale);
         let palette = Style::new(self.options.theme, self.options.density).palette;
-        let card_rect = |node: NodeRef| {
-            frame
-                .cards
-                .iter()
-                .find(|card| card.node == node)
-                .map(|card| Rect {
-                    x: card.origin.x,
-                    y: card.origin.y,
-                    width: frame.regions.transcript.width,
-                    height: card.layout.height,
-                })
-        };
         let mut highlights = Vec::new();
         // The switcher lies over the cards: their highlights would be drawn over it.
         let cards_highlighted = !self.desk.switcher_open();
@@ -228,7 +215,7 @@ impl WindowApp {
             .desk
             .hovered
             .filter(|_| cards_highlighted)
-            .and_then(card_rect)
+            .and_then(|node| frame.card_rect(node))
         {
             highlights.push(Highlight {
                 rect,
@@ -240,7 +227,7 @@ impl WindowApp {
             .desk
             .focused_card
             .filter(|_| cards_highlighted)
-            .and_then(card_rect)
+            .and_then(|node| frame.card_rect(node))
         {
             highlights.push(Highlight {
                 rect,

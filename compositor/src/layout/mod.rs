@@ -104,6 +104,20 @@ pub struct FrameLayout {
 }
 
 impl FrameLayout {
+    /// Where `node`'s card is placed, whole (not clipped to the transcript's region), if it
+    /// shows.
+    pub fn card_rect(&self, node: NodeRef) -> Option<Rect> {
+        self.cards
+            .iter()
+            .find(|card| card.node == node)
+            .map(|card| Rect {
+                x: card.origin.x,
+                y: card.origin.y,
+                width: self.regions.transcript.width,
+                height: card.layout.height,
+            })
+    }
+
     /// Paints the transcript cards into the scene, for a backend that paints one flat frame.
     pub fn paint_cards_into_scene(&mut self) {
         for card in &self.cards {
@@ -649,21 +663,6 @@ mod tests {
         snapshot_from(&events)
     }
 
-    /// Where the frame placed `node`'s card, whole (not cut to the transcript's region).
-    fn card_rect(frame: &FrameLayout, node: NodeRef) -> Rect {
-        frame
-            .cards
-            .iter()
-            .find(|card| card.node == node)
-            .map(|card| Rect {
-                x: card.origin.x,
-                y: card.origin.y,
-                width: frame.regions.transcript.width,
-                height: card.layout.height,
-            })
-            .unwrap_or_else(|| panic!("{node:?} is not on the frame"))
-    }
-
     #[test]
     fn a_newest_question_taller_than_the_view_opens_at_its_top_and_scrolls_to_its_end() {
         let snapshot = session_ending_in_a_batch(20, 30);
@@ -671,7 +670,7 @@ mod tests {
         let mut request = request();
         let first = lay_out(&mut engine, &snapshot, &request);
         let transcript = first.regions.transcript;
-        let batch = card_rect(&first, NodeRef::Batch(0));
+        let batch = first.card_rect(NodeRef::Batch(0)).unwrap();
         assert!(batch.height > transcript.height, "the batch is taller");
         assert_eq!(batch.y, transcript.y, "its title shows, under the header");
         request.scroll = scroll(&mut engine, &snapshot, &request, 10_000.0);
@@ -687,7 +686,7 @@ mod tests {
             request.scroll
         );
         let end = lay_out(&mut engine, &snapshot, &request);
-        let batch = card_rect(&end, NodeRef::Batch(0));
+        let batch = end.card_rect(NodeRef::Batch(0)).unwrap();
         assert!(
             (batch.bottom().0 - transcript.bottom().0).abs() < 0.5,
             "scrolled to its end: {batch:?} in {transcript:?}"
@@ -713,7 +712,7 @@ mod tests {
         let snapshot = session_ending_in_a_batch(20, 2);
         let mut engine = LayoutEngine::new(FontSet::BundledOnly);
         let frame = lay_out(&mut engine, &snapshot, &request());
-        let batch = card_rect(&frame, NodeRef::Batch(0));
+        let batch = frame.card_rect(NodeRef::Batch(0)).unwrap();
         assert!((batch.bottom().0 - frame.regions.transcript.bottom().0).abs() < 0.5);
         assert!(frame.at_bottom);
     }

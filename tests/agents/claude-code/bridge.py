@@ -31,6 +31,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from terminal import Terminal  # noqa: E402  (the drivers' shared module, beside this folder)
+
 # tmux starts Claude Code in the project folder, so a relative path must be resolved here.
 claude = os.path.abspath(shutil.which(sys.argv[1]) or sys.argv[1])
 chatsurface = os.path.abspath(sys.argv[2])
@@ -98,37 +101,9 @@ def fail(why):
     raise SystemExit(f"error: {why}")
 
 
-def tmux(*args):
-    done = subprocess.run(["tmux", "-L", tmux_session, *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        fail(f"tmux {args[0]} failed: {done.stderr.strip()}")
-    return done.stdout
-
-
-def pane():
-    return tmux("capture-pane", "-p", "-t", tmux_session)
-
-
-def wait_until(what, check, seconds=40):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.2)
-    fail(f"never saw {what}; the terminal shows:\n{pane()}")
-
-
-def keys(*names):
-    for name in names:
-        tmux("send-keys", "-t", tmux_session, name)
-        time.sleep(0.4)
-
-
-def type_line(text):
-    tmux("send-keys", "-t", tmux_session, "-l", text)
-    time.sleep(0.4)
-    keys("Enter")
+terminal = Terminal(tmux_session)
+tmux, pane, wait_until, keys, type_line = (terminal.tmux, terminal.pane, terminal.wait_until,
+                                           terminal.keys, terminal.type_line)
 
 
 def api(method, path, body=None):
@@ -177,12 +152,11 @@ def start_claude(mode, ready):
                f"{claude} --permission-mode {mode}; echo \"[Claude Code exited: $?]\"; sleep 600")
     # A second start replaces the pane's process: killing the only session would stop the tmux
     # server, and a new session started while it stops fails ("server exited unexpectedly").
-    if subprocess.run(["tmux", "-L", tmux_session, "has-session", "-t", tmux_session],
-                      capture_output=True).returncode == 0:
+    if terminal.running():
         tmux("respawn-pane", "-k", "-t", tmux_session, "-c", project, command)
         tmux("clear-history", "-t", tmux_session)
     else:
-        tmux("new-session", "-d", "-s", tmux_session, "-x", "200", "-y", "50", "-c", project, command)
+        terminal.start(project, command)
     deadline = time.time() + 40
     while ready not in pane():
         if "Do you want to use this API key?" in pane():
@@ -325,7 +299,7 @@ try:
         fail(f"the model was told {approved}")
     print(f"   plan approved on the surface; the model was told: {result_text(approved)[:160]}")
 finally:
-    subprocess.run(["tmux", "-L", tmux_session, "kill-server"], capture_output=True)
+    terminal.close()
     for process in processes:
         process.kill()
     shutil.rmtree(work, ignore_errors=True)

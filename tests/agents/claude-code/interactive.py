@@ -23,6 +23,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from terminal import Terminal  # noqa: E402  (the drivers' shared module, beside this folder)
+
 claude, out_dir, which = sys.argv[1], sys.argv[2], sys.argv[3]
 here = os.path.dirname(os.path.abspath(__file__))
 ASK = {"name": "AskUserQuestion", "input": {"questions": [{
@@ -63,39 +66,9 @@ port_file = os.path.join(work, "port")
 server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_anthropic.py"),
                            os.path.join(work, "script.json"), port_file,
                            os.path.join(work, "requests.jsonl")])
-session = "chatsurface-claude"
-# Each run has a tmux server of its own: a run started while the last one's server stops would
-# fail to reach it ("server exited unexpectedly"), and a user's own tmux is left alone.
-tmux_socket = f"chatsurface-claude-{os.getpid()}"
-
-
-def tmux(*args):
-    return subprocess.run(["tmux", "-L", tmux_socket, *args], check=True, capture_output=True, text=True).stdout
-
-
-def pane():
-    return tmux("capture-pane", "-p", "-t", session)
-
-
-def wait_for(words, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if words in pane():
-            return
-        time.sleep(0.2)
-    raise SystemExit(f"error: the terminal never showed {words!r}; it shows:\n{pane()}")
-
-
-def keys(*names):
-    for name in names:
-        tmux("send-keys", "-t", session, name)
-        time.sleep(0.4)
-
-
-def type_line(text):
-    tmux("send-keys", "-t", session, "-l", text)
-    time.sleep(0.4)
-    keys("Enter")
+terminal = Terminal("chatsurface-claude")
+tmux, pane, wait_for, keys, type_line = (terminal.tmux, terminal.pane, terminal.wait_for,
+                                         terminal.keys, terminal.type_line)
 
 
 def interactive():
@@ -147,8 +120,7 @@ try:
         time.sleep(0.1)
     env = (f"env HOME={home} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
            "ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-    tmux("new-session", "-d", "-s", session, "-x", "200", "-y", "50", "-c", project,
-         f"{env} {claude} --permission-mode {MODES[which]}")
+    terminal.start(project, f"{env} {claude} --permission-mode {MODES[which]}")
     wait_for("Do you want to use this API key?")
     keys("Up", "Enter")
     wait_for("? for shortcuts" if which == "interactive" else "plan mode on")
@@ -163,6 +135,6 @@ try:
             shutil.copy(os.path.join(projects, folder, name), out_dir)
             print(f"{which}: {name}")
 finally:
-    subprocess.run(["tmux", "-L", tmux_socket, "kill-server"], capture_output=True)
+    terminal.close()
     server.kill()
     shutil.rmtree(work, ignore_errors=True)

@@ -18,6 +18,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from terminal import Terminal  # noqa: E402  (the drivers' shared module, beside this folder)
+
 codex, out_dir = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
 TITLE = "Generate a concise"
@@ -41,38 +44,9 @@ port_file = os.path.join(work, "port")
 server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_openai.py"),
                            os.path.join(work, "script.json"), port_file,
                            os.path.join(work, "requests.jsonl")])
-session = "chatsurface-codex"
-tmux_socket = f"chatsurface-codex-{os.getpid()}"
-
-
-def tmux(*args):
-    return subprocess.run(["tmux", "-L", tmux_socket, *args], check=True, capture_output=True,
-                          text=True).stdout
-
-
-def pane():
-    return tmux("capture-pane", "-p", "-t", session)
-
-
-def wait_for(words, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if words in pane():
-            return
-        time.sleep(0.2)
-    raise SystemExit(f"error: the terminal never showed {words!r}; it shows:\n{pane()}")
-
-
-def keys(*names):
-    for name in names:
-        tmux("send-keys", "-t", session, name)
-        time.sleep(0.5)
-
-
-def type_line(text):
-    tmux("send-keys", "-t", session, "-l", text)
-    time.sleep(0.5)
-    keys("Enter")
+terminal = Terminal("chatsurface-codex", delay=0.5)
+tmux, pane, wait_for, keys, type_line = (terminal.tmux, terminal.pane, terminal.wait_for,
+                                         terminal.keys, terminal.type_line)
 
 
 def revert_last_prompt():
@@ -97,8 +71,8 @@ base_url = "http://127.0.0.1:{open(port_file).read()}/v1"
 env_key = "FAKE_OPENAI_KEY"
 wire_api = "responses"
 """)
-    tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", project,
-         f"env CODEX_HOME={home} FAKE_OPENAI_KEY=sk-test {codex}; sleep 60")
+    terminal.start(project, f"env CODEX_HOME={home} FAKE_OPENAI_KEY=sk-test {codex}; sleep 60",
+                   width=160, height=45)
     wait_for("Trust this folder?")
     keys("Enter")
     wait_for("Ask Codex to do anything")
@@ -121,6 +95,6 @@ wire_api = "responses"
                 shutil.copy(os.path.join(folder, name), out_dir)
                 print(f"revert: {name}")
 finally:
-    subprocess.run(["tmux", "-L", tmux_socket, "kill-server"], capture_output=True)
+    terminal.close()
     server.kill()
     shutil.rmtree(work, ignore_errors=True)
