@@ -6,7 +6,8 @@ Usage: fake_gemini.py SCRIPT.json PORT_FILE REQUESTS.jsonl
 SCRIPT.json is a list of steps; each `…:streamGenerateContent` (or `:generateContent`)
 request that offers tools (a turn of the agent) gets the next step; one without tools (a
 title, a check) gets a short text without using a step. A step is a list of parts:
-{"text": "..."} or {"call": {"name": "...", "args": {...}}}. When the script is used up every
+{"text": "..."} or {"call": {"name": "...", "args": {...}}}, or {"sleep": SECONDS} to answer
+that late (so that a driver can interrupt the turn). When the script is used up every
 further turn gets "(script done)". Every request body is appended to REQUESTS.jsonl; the
 port is written to PORT_FILE once the server listens.
 """
@@ -14,6 +15,7 @@ import http.server
 import json
 import sys
 import threading
+import time
 
 script = json.load(open(sys.argv[1], encoding="utf-8"))
 port_file, requests_file = sys.argv[2], sys.argv[3]
@@ -25,6 +27,8 @@ USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 1
 def candidate(parts):
     shown = []
     for part in parts:
+        if "sleep" in part:
+            continue
         if "text" in part:
             shown.append({"text": part["text"]})
         else:
@@ -70,11 +74,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             parts = [{"text": json.dumps({"title": "Fake", "next_speaker": "user",
                                           "reasoning": "done", "complexity_reasoning": "simple",
                                           "complexity_score": 1})}]
+        time.sleep(sum(part.get("sleep", 0) for part in parts))
         answer = candidate(parts)
-        if "streamGenerateContent" in self.path:
-            self.reply(200, "text/event-stream", f"data: {json.dumps(answer)}\r\n\r\n".encode())
-        else:
-            self.reply(200, "application/json", json.dumps(answer).encode())
+        try:
+            if "streamGenerateContent" in self.path:
+                self.reply(200, "text/event-stream",
+                           f"data: {json.dumps(answer)}\r\n\r\n".encode())
+            else:
+                self.reply(200, "application/json", json.dumps(answer).encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the turn was interrupted while it waited
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

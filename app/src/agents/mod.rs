@@ -478,6 +478,17 @@ fn exploration_thread(snapshot: &Snapshot) -> &chatsurface_model::ThreadNode {
         .expect("the sub-agent's thread")
 }
 
+/// The role and text of each message of `thread`, in order.
+#[cfg(test)]
+fn in_thread(snapshot: &Snapshot, thread: &str) -> Vec<(chatsurface_model::Role, String)> {
+    snapshot
+        .messages
+        .iter()
+        .filter(|message| message.spec.thread_id.as_str() == thread)
+        .map(|message| (message.spec.role, message.spec.text.clone()))
+        .collect()
+}
+
 /// A scenario's transcript folded, after checking that its format is detected from its
 /// content and that it folds without a warning.
 #[cfg(test)]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates tests/fixtures/agents/gemini-<version>/ by running the real Gemini CLI (npm
 # @google/gemini-cli, pinned below) against tests/agents/fake_gemini.py, one scenario of
-# scenarios.json at a time, headless (`gemini -p`), in a fresh HOME.
+# scenarios.json at a time, headless (`gemini -p`), in a fresh HOME, then the interactive
+# session of interactive.py in tmux (questions, /rewind, an interrupted turn).
 #
 #   tests/agents/gemini/regenerate.sh [GEMINI_BIN]
 #
@@ -39,6 +40,8 @@ for scenario in $(python3 -c "import json,sys; print(' '.join(json.load(open(sys
   kill "$server"
   rm -rf "${out:?}/$scenario"
   mkdir -p "$out/$scenario"
-  find "$dir/home/.gemini/tmp" -path '*/chats/*' -name '*.json*' -exec cp {} "$out/$scenario/" \;
-  echo "$scenario: $(ls "$out/$scenario" | tr '\n' ' ')"
+  # The session's file, and its sub-agents' under chats/<session id>/.
+  (cd "$dir"/home/.gemini/tmp/*/chats && find . -name '*.json*' -exec cp --parents {} "$out/$scenario/" \;)
+  echo "$scenario: $(cd "$out/$scenario" && find . -name '*.json*' | tr '\n' ' ')"
 done
+python3 "$here/interactive.py" "$gemini" "$out/interactive"

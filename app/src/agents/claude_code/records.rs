@@ -3,6 +3,7 @@
 //! another type is left out, and a line that is not JSON is skipped with a warning.
 
 use super::super::cut;
+use super::super::questions::answer_from_words;
 use chatsurface_model::{ClarificationItem, ItemAnswer};
 use serde_json::{Map, Value};
 use std::path::Path;
@@ -343,32 +344,5 @@ pub(super) fn item_answer(
             cut(question, chatsurface_model::limits::MESSAGE_CHARS) == item.prompt
         })
         .and_then(|(_, answer)| answer.as_str())?;
-    let label_of = |label: &str| {
-        item.options
-            .iter()
-            .find(|option| option.label == label.trim())
-    };
-    let (selected, text) = if let Some(option) = label_of(given) {
-        (vec![option.id.clone()], None)
-    } else {
-        let parts: Vec<_> = given.split(", ").map(label_of).collect();
-        if parts.len() > 1 && parts.iter().all(Option::is_some) {
-            (
-                parts
-                    .into_iter()
-                    .flatten()
-                    .map(|option| option.id.clone())
-                    .collect(),
-                None,
-            )
-        } else {
-            (Vec::new(), Some(given.to_owned()))
-        }
-    };
-    Some(ItemAnswer {
-        item_id: item.id.clone(),
-        selected,
-        text,
-        ..ItemAnswer::default()
-    })
+    Some(answer_from_words(item, given))
 }

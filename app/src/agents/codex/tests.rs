@@ -1,7 +1,7 @@
 //! The reader over rollouts the real Codex CLI 0.169.0 wrote against a scripted model
 //! (`tests/agents/codex/regenerate.sh` makes them again).
 
-use super::super::{AgentTranscript, Format};
+use super::super::{in_thread, AgentTranscript, Format};
 use crate::agents::catalog::Folders;
 use chatsurface_model::{BatchStatus, Role, Snapshot, ThreadStatus};
 use std::path::PathBuf;
@@ -99,16 +99,8 @@ fn a_sub_agent_is_an_exploration_thread_read_from_its_own_rollout() {
         Some("main")
     );
     assert_eq!(explorer.status, ThreadStatus::Resolved);
-    let in_thread = |thread: &str| -> Vec<(Role, String)> {
-        snapshot
-            .messages
-            .iter()
-            .filter(|message| message.spec.thread_id.as_str() == thread)
-            .map(|message| (message.spec.role, message.spec.text.clone()))
-            .collect()
-    };
     assert_eq!(
-        in_thread(explorer.spec.id.as_str()),
+        in_thread(&snapshot, explorer.spec.id.as_str()),
         [
             (
                 Role::User,
@@ -117,7 +109,7 @@ fn a_sub_agent_is_an_exploration_thread_read_from_its_own_rollout() {
             (Role::Agent, "The project has no files yet: 0.".to_owned()),
         ]
     );
-    let main = in_thread("main");
+    let main = in_thread(&snapshot, "main");
     let roles: Vec<Role> = main.iter().map(|(role, _)| *role).collect();
     assert_eq!(
         roles,
@@ -199,15 +191,6 @@ fn revert_rollouts() -> Vec<PathBuf> {
     rollouts.sort();
     assert_eq!(rollouts.len(), 3, "the first rollout and one per revert");
     rollouts
-}
-
-fn in_thread(snapshot: &Snapshot, thread: &str) -> Vec<(Role, String)> {
-    snapshot
-        .messages
-        .iter()
-        .filter(|message| message.spec.thread_id.as_str() == thread)
-        .map(|message| (message.spec.role, message.spec.text.clone()))
-        .collect()
 }
 
 fn assert_reverts_shown(snapshot: &Snapshot) {

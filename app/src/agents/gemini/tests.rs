@@ -1,8 +1,8 @@
 //! The reader over sessions the real Gemini CLI 0.61.0 wrote against a scripted model
 //! (`tests/agents/gemini/regenerate.sh` makes them again).
 
-use super::super::Format;
-use chatsurface_model::{Role, Snapshot};
+use super::super::{exploration_thread, in_thread, Format};
+use chatsurface_model::{AnswerKind, BatchStatus, Role, Snapshot, ThreadKind, ThreadStatus};
 
 fn snapshot(scenario: &str) -> Snapshot {
     super::super::load_fixture("gemini-0.61.0", scenario, Format::Gemini)
@@ -49,5 +49,188 @@ fn a_message_written_again_replaces_its_first_copy_and_its_tool_call_shows_once(
     assert_eq!(
         snapshot.messages[2].spec.text,
         "The command printed `hello-from-gemini`."
+    );
+}
+
+/// The interactive session (tests/agents/gemini/interactive.py): questions answered, a
+/// rewind, an interrupted turn, a yes/no question, one dismissed.
+fn interactive() -> Snapshot {
+    snapshot("interactive")
+}
+
+fn said(role: Role, text: &str) -> (Role, String) {
+    (role, text.to_owned())
+}
+
+#[test]
+fn what_the_session_holds_now_is_the_main_thread_once_though_gemini_re_recorded_it() {
+    let snapshot = interactive();
+    assert_eq!(
+        in_thread(&snapshot, "main"),
+        [
+            said(Role::User, "Which database should we use for the log"),
+            said(Role::Agent, "Noted: PostgreSQL, search and sync first."),
+            said(Role::User, "А индекс"),
+            said(Role::Agent, "Индекс — по смещениям строк."),
+            said(Role::User, "Skip the index for now"),
+            said(Role::Agent, "Then no index for now."),
+            said(Role::User, "Ship it"),
+            said(Role::Agent, "Not deploying."),
+        ]
+    );
+    assert_eq!(snapshot.title(), "Which database should we use for the log");
+}
+
+#[test]
+fn what_a_rewind_or_an_interrupt_dropped_is_a_parked_branch_where_it_left() {
+    let snapshot = interactive();
+    let branches: Vec<(&str, &str, ThreadStatus)> = snapshot
+        .threads
+        .iter()
+        .filter(|thread| thread.spec.kind == ThreadKind::Branch)
+        .map(|thread| {
+            (
+                thread.spec.id.as_str(),
+                thread.spec.title.as_str(),
+                thread.status,
+            )
+        })
+        .collect();
+    assert_eq!(
+        branches,
+        [
+            ("dropped-1", "↩ And the index", ThreadStatus::Parked),
+            (
+                "dropped-2",
+                "↩ Take your time over the index",
+                ThreadStatus::Parked
+            ),
+            ("dropped-3", "↩ Pick a region", ThreadStatus::Parked),
+        ]
+    );
+    assert_eq!(
+        in_thread(&snapshot, "dropped-1"),
+        [
+            said(Role::User, "And the index"),
+            said(Role::Agent, "A B-tree over the offsets."),
+        ],
+        "what /rewind removed"
+    );
+    assert_eq!(
+        in_thread(&snapshot, "dropped-2"),
+        [
+            said(Role::User, "Take your time over the index"),
+            said(Role::System, "Request cancelled."),
+        ],
+        "the turn interrupted with Esc, which Gemini CLI rolled back"
+    );
+    // Each branch opens after the message it left the main thread at.
+    let before_branch = |thread: &str| {
+        let first = snapshot
+            .messages
+            .iter()
+            .position(|message| message.spec.thread_id.as_str() == thread)
+            .unwrap();
+        snapshot.messages[first - 1].spec.text.as_str()
+    };
+    assert_eq!(
+        before_branch("dropped-1"),
+        "Noted: PostgreSQL, search and sync first."
+    );
+    assert_eq!(before_branch("dropped-2"), "Индекс — по смещениям строк.");
+    assert_eq!(before_branch("dropped-3"), "Not deploying.");
+}
+
+#[test]
+fn ask_user_calls_are_batches_answered_item_by_item_or_withdrawn_when_dismissed() {
+    let snapshot = interactive();
+    let batches: Vec<(&str, BatchStatus)> = snapshot
+        .batches
+        .iter()
+        .map(|batch| (batch.spec.thread_id.as_str(), batch.status))
+        .collect();
+    assert_eq!(
+        batches,
+        [
+            ("main", BatchStatus::Answered),
+            ("main", BatchStatus::Answered),
+            ("dropped-3", BatchStatus::Withdrawn),
+        ]
+    );
+    let first = &snapshot.batches[0];
+    let kinds: Vec<(AnswerKind, bool, usize)> = first
+        .spec
+        .items
+        .iter()
+        .map(|item| (item.kind, item.multiple, item.options.len()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (AnswerKind::Choice, false, 2),
+            (AnswerKind::Choice, true, 3),
+            (AnswerKind::Text, false, 0),
+        ]
+    );
+    assert_eq!(first.spec.items[1].header.as_deref(), Some("Features"));
+    let answers: Vec<(Vec<&str>, Option<&str>)> = first
+        .response
+        .as_ref()
+        .unwrap()
+        .answers
+        .iter()
+        .map(|answer| {
+            (
+                answer.selected.iter().map(|id| id.as_str()).collect(),
+                answer.text.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            (vec!["o2"], None),
+            (vec!["o1", "o2"], None),
+            (vec![], Some("Keep it small, без сервера")),
+        ],
+        "PostgreSQL; Search and Sync; the text typed"
+    );
+    let yes_no = &snapshot.batches[1];
+    assert_eq!(yes_no.spec.items[0].kind, AnswerKind::YesNo);
+    let answer = &yes_no.response.as_ref().unwrap().answers[0];
+    assert_eq!(answer.selected, ["no".into()]);
+}
+
+#[test]
+fn a_sub_agent_is_an_exploration_thread_under_its_caller_read_from_its_own_file() {
+    let snapshot = snapshot("subagent");
+    let explorer = exploration_thread(&snapshot);
+    assert_eq!(
+        explorer.spec.title,
+        "generalist: Count the files in the project folder"
+    );
+    assert_eq!(
+        explorer.spec.parent.as_ref().map(|id| id.as_str()),
+        Some("main")
+    );
+    assert_eq!(explorer.status, ThreadStatus::Resolved);
+    let in_explorer = in_thread(&snapshot, explorer.spec.id.as_str());
+    assert_eq!(
+        in_explorer[0],
+        said(Role::User, "Count the files in the project folder")
+    );
+    assert!(
+        in_explorer[1].1.starts_with("**complete_task**"),
+        "{in_explorer:?}"
+    );
+    let main = in_thread(&snapshot, "main");
+    assert_eq!(
+        main.len(),
+        3,
+        "the prompt, the invoke_agent call, the reply: {main:?}"
+    );
+    assert_eq!(
+        main[2],
+        said(Role::Agent, "The sub-agent says the folder is empty.")
     );
 }
