@@ -4,6 +4,7 @@
 
 use chatsurface_model::{
     BatchSpec, ClarificationItem, EventBody, MessageSpec, Role, ThreadKind, ThreadSpec,
+    ThreadStatus,
 };
 
 /// The events being built, each with the time it happened.
@@ -46,6 +47,30 @@ impl Events {
             kind,
         };
         self.push(at, EventBody::ThreadOpened { thread });
+    }
+
+    /// Opens a branch thread of `parent` that the agent left (a rewind, a revert, a turn
+    /// rolled back): parked from the start.
+    pub(crate) fn open_parked_branch(
+        &mut self,
+        at: Option<String>,
+        id: &str,
+        parent: &str,
+        title: &str,
+    ) {
+        self.open_thread(at.clone(), id, Some(parent), title, ThreadKind::Branch);
+        self.status(at, id, ThreadStatus::Parked);
+    }
+
+    /// Sets a thread's status.
+    pub(crate) fn status(&mut self, at: Option<String>, thread: &str, status: ThreadStatus) {
+        self.push(
+            at,
+            EventBody::ThreadStatusChanged {
+                thread_id: thread.into(),
+                status,
+            },
+        );
     }
 
     /// Opens a clarification batch of `items` (the questions an agent's tool call asked),

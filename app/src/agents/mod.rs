@@ -489,6 +489,23 @@ fn in_thread(snapshot: &Snapshot, thread: &str) -> Vec<(chatsurface_model::Role,
         .collect()
 }
 
+/// Each branch thread's id, title and status, in order.
+#[cfg(test)]
+fn branch_threads(snapshot: &Snapshot) -> Vec<(&str, &str, chatsurface_model::ThreadStatus)> {
+    snapshot
+        .threads
+        .iter()
+        .filter(|thread| thread.spec.kind == chatsurface_model::ThreadKind::Branch)
+        .map(|thread| {
+            (
+                thread.spec.id.as_str(),
+                thread.spec.title.as_str(),
+                thread.status,
+            )
+        })
+        .collect()
+}
+
 /// A scenario's transcript folded, after checking that its format is detected from its
 /// content and that it folds without a warning.
 #[cfg(test)]

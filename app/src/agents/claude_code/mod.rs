@@ -177,15 +177,7 @@ impl Reader<'_> {
             .unwrap_or_else(|| MAIN_THREAD.to_owned());
         let title = self.threads.title_of(number, self.records);
         let at = self.records[first].timestamp.clone();
-        self.events
-            .open_thread(at.clone(), &id, Some(&parent), &title, ThreadKind::Branch);
-        self.events.push(
-            at,
-            EventBody::ThreadStatusChanged {
-                thread_id: id.as_str().into(),
-                status: ThreadStatus::Parked,
-            },
-        );
+        self.events.open_parked_branch(at, &id, &parent, &title);
         self.opened.insert(number, id.clone());
         id
     }
@@ -443,13 +435,7 @@ impl Reader<'_> {
                 _ => {}
             }
         }
-        self.events.push(
-            None,
-            EventBody::ThreadStatusChanged {
-                thread_id: thread.as_str().into(),
-                status: ThreadStatus::Resolved,
-            },
-        );
+        self.events.status(None, &thread, ThreadStatus::Resolved);
     }
 }
 

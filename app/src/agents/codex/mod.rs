@@ -286,20 +286,8 @@ impl Reader {
         );
         let thread = format!("reverted-{number}");
         let at = lines.first().and_then(timestamp);
-        self.events.open_thread(
-            at.clone(),
-            &thread,
-            Some(MAIN_THREAD),
-            &title,
-            ThreadKind::Branch,
-        );
-        self.events.push(
-            at,
-            EventBody::ThreadStatusChanged {
-                thread_id: thread.as_str().into(),
-                status: ThreadStatus::Parked,
-            },
-        );
+        self.events
+            .open_parked_branch(at, &thread, MAIN_THREAD, &title);
         let main = std::mem::replace(&mut self.thread, thread);
         self.lines(lines);
         self.thread = main;
@@ -438,13 +426,7 @@ impl Reader {
                 && line.pointer("/payload/type").and_then(Value::as_str) == Some("task_complete")
         });
         if complete {
-            self.events.push(
-                None,
-                EventBody::ThreadStatusChanged {
-                    thread_id: thread.as_str().into(),
-                    status: ThreadStatus::Resolved,
-                },
-            );
+            self.events.status(None, &thread, ThreadStatus::Resolved);
         }
     }
 

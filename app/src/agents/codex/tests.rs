@@ -1,7 +1,7 @@
 //! The reader over rollouts the real Codex CLI 0.169.0 wrote against a scripted model
 //! (`tests/agents/codex/regenerate.sh` makes them again).
 
-use super::super::{in_thread, AgentTranscript, Format};
+use super::super::{branch_threads, in_thread, AgentTranscript, Format};
 use crate::agents::catalog::Folders;
 use chatsurface_model::{BatchStatus, Role, Snapshot, ThreadStatus};
 use std::path::PathBuf;
@@ -205,20 +205,8 @@ fn assert_reverts_shown(snapshot: &Snapshot) {
         ],
         "what Codex kept, in order, across its three rollouts"
     );
-    let branches: Vec<(&str, &str, ThreadStatus)> = snapshot
-        .threads
-        .iter()
-        .filter(|thread| thread.spec.kind == chatsurface_model::ThreadKind::Branch)
-        .map(|thread| {
-            (
-                thread.spec.id.as_str(),
-                thread.spec.title.as_str(),
-                thread.status,
-            )
-        })
-        .collect();
     assert_eq!(
-        branches,
+        branch_threads(snapshot),
         [
             ("reverted-1", "↩ And the index?", ThreadStatus::Parked),
             ("reverted-2", "↩ А индекс?", ThreadStatus::Parked),

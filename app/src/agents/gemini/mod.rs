@@ -155,20 +155,8 @@ impl Reader {
         };
         let thread = format!("dropped-{number}");
         let at = records.iter().find_map(timestamp);
-        self.events.open_thread(
-            at.clone(),
-            &thread,
-            Some(MAIN_THREAD),
-            &format!("↩ {prompt}"),
-            ThreadKind::Branch,
-        );
-        self.events.push(
-            at,
-            EventBody::ThreadStatusChanged {
-                thread_id: thread.as_str().into(),
-                status: ThreadStatus::Parked,
-            },
-        );
+        self.events
+            .open_parked_branch(at, &thread, MAIN_THREAD, &format!("↩ {prompt}"));
         for record in records {
             self.message(&thread, record);
         }
@@ -257,13 +245,7 @@ impl Reader {
         }
         self.depth -= 1;
         if function_responses(call).next().is_some() {
-            self.events.push(
-                None,
-                EventBody::ThreadStatusChanged {
-                    thread_id: explorer.as_str().into(),
-                    status: ThreadStatus::Resolved,
-                },
-            );
+            self.events.status(None, &explorer, ThreadStatus::Resolved);
         }
     }
 

@@ -1,8 +1,8 @@
 //! The reader over sessions the real Gemini CLI 0.61.0 wrote against a scripted model
 //! (`tests/agents/gemini/regenerate.sh` makes them again).
 
-use super::super::{exploration_thread, in_thread, Format};
-use chatsurface_model::{AnswerKind, BatchStatus, Role, Snapshot, ThreadKind, ThreadStatus};
+use super::super::{branch_threads, exploration_thread, in_thread, Format};
+use chatsurface_model::{AnswerKind, BatchStatus, Role, Snapshot, ThreadStatus};
 
 fn snapshot(scenario: &str) -> Snapshot {
     super::super::load_fixture("gemini-0.61.0", scenario, Format::Gemini)
@@ -84,20 +84,8 @@ fn what_the_session_holds_now_is_the_main_thread_once_though_gemini_re_recorded_
 #[test]
 fn what_a_rewind_or_an_interrupt_dropped_is_a_parked_branch_where_it_left() {
     let snapshot = interactive();
-    let branches: Vec<(&str, &str, ThreadStatus)> = snapshot
-        .threads
-        .iter()
-        .filter(|thread| thread.spec.kind == ThreadKind::Branch)
-        .map(|thread| {
-            (
-                thread.spec.id.as_str(),
-                thread.spec.title.as_str(),
-                thread.status,
-            )
-        })
-        .collect();
     assert_eq!(
-        branches,
+        branch_threads(&snapshot),
         [
             ("dropped-1", "↩ And the index", ThreadStatus::Parked),
             (
