@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from terminal import Terminal  # noqa: E402  (the drivers' shared module, beside this folder)
 
-gemini, out_dir = sys.argv[1], sys.argv[2]
+gemini, out_dir = os.path.abspath(sys.argv[1]), sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -77,7 +77,8 @@ try:
     env = (f"HOME={home} GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_API_KEY=test-key "
            f"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:{open(port_file).read()}")
     terminal.start(project, f"env {env} {gemini}; sleep 60", width=160, height=45)
-    wait_for(READY)
+    # The first start in a fresh HOME can take a while on a busy machine.
+    wait_for(READY, seconds=120)
     # A question mark typed last opens Gemini CLI's shortcuts help, so the prompts have none.
     type_line("Which database should we use for the log")
     wait_for("Answer Questions")
