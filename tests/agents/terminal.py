@@ -3,12 +3,27 @@
 Each Terminal has a tmux server of its own (`tmux -L <name>-<pid>`): a run started while the
 last one's server stops would fail to reach it ("server exited unexpectedly"), and a user's
 own tmux is left alone. The drivers (claude-code/interactive.py, claude-code/bridge.py,
-codex/interactive.py) wait for what the screen must show before each next key, so a changed
+codex/interactive.py, gemini/interactive.py) wait for what the screen must show before each next key, so a changed
 UI fails loudly instead of writing a wrong fixture.
+
+The agent runs without the markers of a CI machine (`CI`, `CONTINUOUS_INTEGRATION`, `CI_*`):
+Gemini CLI's terminal UI (Ink, through the is-in-ci package) draws nothing while it sees one,
+and these drivers exist to run the interactive UI. An agent that exits leaves its last screen
+and its exit status in the pane, and a wait fails at once, showing them.
 """
 import os
 import subprocess
 import time
+
+
+# What the pane shows once the agent's process has ended (see Terminal.shell_line).
+EXITED = "[the agent exited with status "
+
+
+def without_ci_markers(environment):
+    """`environment` less the variables by which a program decides it runs on a CI machine."""
+    return {name: value for name, value in environment.items()
+            if name not in ("CI", "CONTINUOUS_INTEGRATION") and not name.startswith("CI_")}
 
 
 class Terminal:
@@ -17,17 +32,34 @@ class Terminal:
         self.session = name
         self.socket = f"{name}-{os.getpid()}"
         self.delay = delay
+        # The tmux server, started by the first command, passes its environment to the agent.
+        self.environment = without_ci_markers(os.environ)
 
     def tmux(self, *args):
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True)
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
+                              env=self.environment)
         if done.returncode != 0:
             raise SystemExit(f"error: tmux {args[0]} failed: {done.stderr.strip()}")
         return done.stdout
 
+    @staticmethod
+    def shell_line(command):
+        """`command`, then the exit notice; the pane stays open (until close) to show both."""
+        return f'{command}; echo "{EXITED}$?]"; sleep 3600'
+
     def start(self, cwd, command, width=200, height=50):
         """Runs `command` (a shell line) in a new window of `width` × `height` cells."""
         self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
-                  "-c", cwd, command)
+                  "-c", cwd, self.shell_line(command))
+
+    def restart(self, cwd, command):
+        """Replaces the running agent with `command`, in the same window, its history cleared.
+
+        Killing the only session would stop the tmux server, and a session started while it
+        stops fails ("server exited unexpectedly"), so the pane's process is replaced instead.
+        """
+        self.tmux("respawn-pane", "-k", "-t", self.session, "-c", cwd, self.shell_line(command))
+        self.tmux("clear-history", "-t", self.session)
 
     def running(self):
         return subprocess.run(["tmux", "-L", self.socket, "has-session", "-t", self.session],
@@ -43,6 +75,9 @@ class Terminal:
             found = check()
             if found:
                 return found
+            screen = self.pane()
+            if EXITED in screen:
+                raise SystemExit(f"error: the agent exited before showing {what}:\n{screen}")
             time.sleep(0.2)
         raise SystemExit(f"error: never saw {what}; the terminal shows:\n{self.pane()}")
 

@@ -93,7 +93,6 @@ env = dict(os.environ, HOME=home, CHATSURFACE_DATA_DIR=data, CHATSURFACE_SOCKET=
 env.pop("XDG_RUNTIME_DIR", None)
 requests_file = os.path.join(work, "requests.jsonl")
 port_file = os.path.join(work, "port")
-tmux_session = "chatsurface-bridge"
 processes = []
 
 
@@ -101,9 +100,9 @@ def fail(why):
     raise SystemExit(f"error: {why}")
 
 
-terminal = Terminal(tmux_session)
-tmux, pane, wait_until, keys, type_line = (terminal.tmux, terminal.pane, terminal.wait_until,
-                                           terminal.keys, terminal.type_line)
+terminal = Terminal("chatsurface-bridge")
+pane, wait_until, keys, type_line = (terminal.pane, terminal.wait_until, terminal.keys,
+                                     terminal.type_line)
 
 
 def api(method, path, body=None):
@@ -148,13 +147,9 @@ def start_claude(mode, ready):
     exports = " ".join(f"{name}={env[name]}" for name in ("HOME", "CHATSURFACE_DATA_DIR", "CHATSURFACE_SOCKET"))
     command = (f"env -u XDG_RUNTIME_DIR {exports} ANTHROPIC_BASE_URL=http://127.0.0.1:{open(port_file).read()} "
                f"ANTHROPIC_API_KEY=sk-test CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 "
-               # A Claude Code that exits early leaves its last words in the pane, for fail() to show.
-               f"{claude} --permission-mode {mode}; echo \"[Claude Code exited: $?]\"; sleep 600")
-    # A second start replaces the pane's process: killing the only session would stop the tmux
-    # server, and a new session started while it stops fails ("server exited unexpectedly").
+               f"{claude} --permission-mode {mode}")
     if terminal.running():
-        tmux("respawn-pane", "-k", "-t", tmux_session, "-c", project, command)
-        tmux("clear-history", "-t", tmux_session)
+        terminal.restart(project, command)
     else:
         terminal.start(project, command)
     deadline = time.time() + 40

@@ -71,7 +71,7 @@ base_url = "http://127.0.0.1:{open(port_file).read()}/v1"
 env_key = "FAKE_OPENAI_KEY"
 wire_api = "responses"
 """)
-    terminal.start(project, f"env CODEX_HOME={home} FAKE_OPENAI_KEY=sk-test {codex}; sleep 60",
+    terminal.start(project, f"env CODEX_HOME={home} FAKE_OPENAI_KEY=sk-test {codex}",
                    width=160, height=45)
     wait_for("Trust this folder?")
     keys("Enter")

@@ -76,9 +76,8 @@ try:
         time.sleep(0.1)
     env = (f"HOME={home} GEMINI_CLI_TRUST_WORKSPACE=true GEMINI_API_KEY=test-key "
            f"GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:{open(port_file).read()}")
-    terminal.start(project, f"env {env} {gemini}; sleep 60", width=160, height=45)
-    # The first start in a fresh HOME can take a while on a busy machine.
-    wait_for(READY, seconds=120)
+    terminal.start(project, f"env {env} {gemini}", width=160, height=45)
+    wait_for(READY, seconds=60)
     # A question mark typed last opens Gemini CLI's shortcuts help, so the prompts have none.
     type_line("Which database should we use for the log")
     wait_for("Answer Questions")
