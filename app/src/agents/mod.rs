@@ -15,12 +15,11 @@ mod claude_code;
 mod codex;
 mod events;
 mod gemini;
+mod lines;
 mod questions;
 
 use crate::error::AppError;
-use chatsurface_model::{
-    fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION, MAX_LINE_BYTES,
-};
+use chatsurface_model::{fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION};
 use std::path::{Path, PathBuf};
 
 /// The formats a session file can be in.
@@ -59,7 +58,7 @@ const DETECT_LINES: usize = 8;
 pub fn detect(bytes: &[u8]) -> Option<Format> {
     // Lines broken by CR alone are still told apart, so that the reader of their format can
     // say what is wrong with them.
-    let mut lines = without_bom(bytes)
+    let mut lines = lines::without_bom(bytes)
         .split(|&byte| byte == b'\n' || byte == b'\r')
         .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
         .take(DETECT_LINES)
@@ -126,9 +125,17 @@ pub(crate) struct ReadTranscript {
 
 /// Reads a session file in `format` (detected when `None`) into a snapshot.
 pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> {
-    regular_file(path)?;
-    let bytes = std::fs::read(path).map_err(|error| read_error(path, &error))?;
-    load_bytes(path, &bytes, format)
+    let format = match format {
+        Some(format) => format,
+        None => detect_file(path)?.ok_or_else(|| unknown_format(path))?,
+    };
+    if format == Format::Chatsurface {
+        regular_file(path)?;
+        let bytes = std::fs::read(path).map_err(|error| read_error(path, &error))?;
+        return Ok(fold_log_bytes(path, &bytes)?);
+    }
+    let (read, len) = read_file(format, path)?;
+    agent_log(path, &read, len)
 }
 
 /// Reads the bytes of the session file at `path` in `format` (detected when `None`) into a
@@ -140,18 +147,41 @@ pub fn load_bytes(
 ) -> Result<LoadedLog, AppError> {
     match format.or_else(|| detect(bytes)) {
         Some(Format::Chatsurface) => Ok(fold_log_bytes(path, bytes)?),
-        Some(agent) => {
-            let read = read_agent(agent, path, bytes);
-            let (snapshot, mut warnings) = fold(path, &read.events, Snapshot::default(), 0)?;
-            warnings.splice(0..0, read.warnings);
-            Ok(LoadedLog {
-                snapshot,
-                warnings,
-                intact_len: bytes.len() as u64,
-            })
-        }
+        Some(agent) => agent_log(path, &read_agent(agent, path, bytes), bytes.len() as u64),
         None => Err(unknown_format(path)),
     }
+}
+
+/// A reader's events folded, its warnings first; `len` is how much of the file it read.
+fn agent_log(path: &Path, read: &ReadTranscript, len: u64) -> Result<LoadedLog, AppError> {
+    let (snapshot, mut warnings) = fold(path, &read.events, Snapshot::default(), 0)?;
+    warnings.splice(0..0, read.warnings.iter().cloned());
+    Ok(LoadedLog {
+        snapshot,
+        warnings,
+        intact_len: len,
+    })
+}
+
+/// Reads an agent's transcript from its file, with the file's length when it was opened.
+/// Claude Code's is read one line at a time (its transcripts grow to hundreds of megabytes,
+/// mostly tool outputs, and are never held whole); the others are read whole.
+fn read_file(format: Format, path: &Path) -> Result<(ReadTranscript, u64), AppError> {
+    use std::io::Read;
+    regular_file(path)?;
+    let mut file = std::fs::File::open(path).map_err(|error| read_error(path, &error))?;
+    let len = file
+        .metadata()
+        .map_err(|error| read_error(path, &error))?
+        .len();
+    if format == Format::ClaudeCode {
+        let reader = std::io::BufReader::with_capacity(1 << 18, file);
+        return Ok((claude_code::read(path, reader), len));
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|error| read_error(path, &error))?;
+    Ok((read_agent(format, path, &bytes), len))
 }
 
 /// Refuses what is not a regular file before it is opened: `/dev/zero` never ends and a FIFO
@@ -302,8 +332,7 @@ impl AgentTranscript {
         if self.seen.as_ref() == Some(&seen) {
             return Ok(false);
         }
-        let bytes = std::fs::read(&self.path).map_err(|error| read_error(&self.path, &error))?;
-        let read = read_agent(self.format, &self.path, &bytes);
+        let (read, _) = read_file(self.format, &self.path)?;
         self.seen = Some(seen);
         if read.read_beside != self.read_beside {
             // Stamped at the next look, which then reads once more: a file just found may
@@ -333,14 +362,7 @@ impl AgentTranscript {
     }
 }
 
-/// `bytes` without the UTF-8 byte-order mark some editors and tools put first.
-fn without_bom(bytes: &[u8]) -> &[u8] {
-    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
-}
-
-/// The JSON objects of a file's whole lines; a line that is not one, or is longer than a v1
-/// log's line may be, is skipped with a warning naming `path:line`, and a last line without its newline (still being written) is left for
-/// the next read.
+/// The JSON objects of a file's whole lines, as [`lines::for_each_json_object`] reads them.
 pub(crate) fn json_lines(
     path: &Path,
     bytes: &[u8],
@@ -348,7 +370,7 @@ pub(crate) fn json_lines(
     warnings: &mut Vec<String>,
 ) -> Vec<serde_json::Value> {
     let mut values = Vec::new();
-    for_each_json_line(path, bytes, what, warnings, |value| values.push(value));
+    lines::for_each_json_object(path, bytes, what, warnings, |_, value| values.push(value));
     values
 }
 
@@ -362,75 +384,14 @@ pub(crate) fn json_lines_split_at(
     warnings: &mut Vec<String>,
 ) -> (Vec<serde_json::Value>, Vec<serde_json::Value>) {
     let (mut before, mut after) = (Vec::new(), Vec::new());
-    json_lines_at(path, bytes, what, warnings, |start, value| {
-        if (start as u64) < at {
+    lines::for_each_json_object(path, bytes, what, warnings, |line, value| {
+        if line.start < at {
             before.push(value);
         } else {
             after.push(value);
         }
     });
     (before, after)
-}
-
-/// Hands each whole line's JSON object to `take` as it is parsed, so a reader that keeps
-/// little of each (Claude Code's transcripts are mostly the harness's own records) never
-/// holds the whole file parsed at once; bad lines are warnings as in [`json_lines`].
-pub(crate) fn for_each_json_line(
-    path: &Path,
-    bytes: &[u8],
-    what: &str,
-    warnings: &mut Vec<String>,
-    mut take: impl FnMut(serde_json::Value),
-) {
-    json_lines_at(path, bytes, what, warnings, |_, value| take(value));
-}
-
-/// Hands each whole line's JSON object to `take` with the byte of the file its line starts
-/// at; bad lines are warnings as in [`json_lines`].
-fn json_lines_at(
-    path: &Path,
-    bytes: &[u8],
-    what: &str,
-    warnings: &mut Vec<String>,
-    mut take: impl FnMut(usize, serde_json::Value),
-) {
-    let mark = bytes.len() - without_bom(bytes).len();
-    let bytes = &bytes[mark..];
-    let whole = match bytes.iter().rposition(|&byte| byte == b'\n') {
-        Some(end) => &bytes[..=end],
-        None => &bytes[..0],
-    };
-    let mut start = mark;
-    for (number, line) in whole.split(|&byte| byte == b'\n').enumerate() {
-        let line_start = start;
-        start += line.len() + 1;
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        if line.len() > MAX_LINE_BYTES {
-            warnings.push(format!(
-                "{}:{}: a line of {:.1} MiB, over the {} MiB a {what} may take; skipped",
-                path.display(),
-                number + 1,
-                line.len() as f64 / f64::from(1 << 20),
-                MAX_LINE_BYTES >> 20
-            ));
-            continue;
-        }
-        match serde_json::from_slice::<serde_json::Value>(line) {
-            Ok(value @ serde_json::Value::Object(_)) => take(line_start, value),
-            Ok(_) => warnings.push(format!(
-                "{}:{}: not a {what} (not a JSON object); skipped",
-                path.display(),
-                number + 1
-            )),
-            Err(error) => warnings.push(format!(
-                "{}:{}: not a {what} ({error}); skipped",
-                path.display(),
-                number + 1
-            )),
-        }
-    }
 }
 
 /// Where the readers' tests find the transcripts the real agents wrote:
@@ -541,12 +502,14 @@ pub(crate) fn code_block(text: &str) -> String {
 
 /// Cuts text to at most `max` characters, ending in "…" when it was longer.
 pub(crate) fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    if text.char_indices().nth(max).is_none() {
         return text.to_owned();
     }
-    let mut kept: String = text.chars().take(max.saturating_sub(1)).collect();
-    kept.push('…');
-    kept
+    let end = text
+        .char_indices()
+        .nth(max.saturating_sub(1))
+        .map_or(0, |(end, _)| end);
+    format!("{}…", &text[..end])
 }
 
 /// A thread or session title from any text: its first line, cut to the title limit, never
@@ -566,29 +529,15 @@ pub(crate) fn title_of(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::cut;
 
     #[test]
-    fn json_lines_skip_what_is_not_an_object_or_too_long_and_leave_the_unfinished_tail() {
-        let long = format!("{{\"text\":\"{}\"}}", "x".repeat(MAX_LINE_BYTES));
-        let bytes = format!("{{\"n\":1}}\n[1]\n{long}\n{{\"n\":4}}\n{{\"n\":5");
-        let mut warnings = Vec::new();
-        let values = json_lines(
-            Path::new("t.jsonl"),
-            bytes.as_bytes(),
-            "record",
-            &mut warnings,
-        );
-        let numbers: Vec<_> = values.iter().map(|value| value["n"].clone()).collect();
-        assert_eq!(numbers, [serde_json::json!(1), serde_json::json!(4)]);
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
-        assert!(
-            warnings[0].starts_with("t.jsonl:2: not a record"),
-            "{warnings:?}"
-        );
-        assert!(
-            warnings[1].starts_with("t.jsonl:3: a line of 16.0 MiB, over the 16 MiB"),
-            "{warnings:?}"
-        );
+    fn cut_keeps_at_most_max_characters_with_the_ellipsis_among_them() {
+        assert_eq!(cut("abc", 3), "abc");
+        assert_eq!(cut("abcd", 3), "ab…");
+        assert_eq!(cut("жёлтый", 4), "жёл…");
+        assert_eq!(cut("😀😀😀", 2), "😀…");
+        assert_eq!(cut("a", 0), "…");
+        assert_eq!(cut("", 0), "");
     }
 }

@@ -16,6 +16,7 @@
 //!
 //! This module reads; it must not write to the agent's files, nor know about the window.
 
+mod fields;
 mod records;
 mod tree;
 
@@ -56,10 +57,11 @@ pub(crate) fn project_of(path: &Path) -> Option<String> {
         })
 }
 
-/// Reads a transcript (and its sub-agents' files beside it) into events.
-pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
+/// Reads a transcript from `reader`, one line at a time (and its sub-agents' files beside
+/// `path`), into events.
+pub(crate) fn read(path: &Path, reader: impl std::io::BufRead) -> ReadTranscript {
     let mut warnings = Vec::new();
-    let records = records::parse(path, bytes, &mut warnings);
+    let records = records::parse(path, reader, &mut warnings);
     let mut events = Events::default();
     let session_id = records
         .iter()
@@ -402,10 +404,10 @@ impl Reader<'_> {
     /// The sub-agent a call started, from its own file, as an exploration thread.
     fn subagent(&mut self, call: &ToolCall, agent: &str) {
         let path = self.subagents.join(format!("agent-{agent}.jsonl"));
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok(file) = std::fs::File::open(&path) else {
             return;
         };
-        let records = records::parse(&path, &bytes, self.warnings);
+        let records = records::parse(&path, std::io::BufReader::new(file), self.warnings);
         let title = call
             .input
             .get("description")

@@ -3,15 +3,22 @@
 //! another type is left out, and a line that is not JSON is skipped with a warning.
 
 use super::super::cut;
+use super::super::lines;
 use super::super::questions::answer_from_words;
+use super::fields::{
+    field, is_true, items, text, BlockFields, Content, MessageFields, RecordFields,
+    ToolUseResultFields,
+};
 use chatsurface_model::{ClarificationItem, ItemAnswer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::io::BufRead;
 use std::path::Path;
 
-/// How much of a tool's output a record keeps: more than a message shows (see
-/// `agents::TOOL_OUTPUT_CHARS`, in characters of up to 4 bytes), and enough for the human's
-/// feedback after Claude Code's words on a refusal.
-const KEPT_OUTPUT_BYTES: usize = 4 * super::super::TOOL_OUTPUT_CHARS + 1024;
+/// How much of a tool's output a record keeps, in characters: more than a message shows
+/// (`agents::TOOL_OUTPUT_CHARS`), and enough for the human's feedback after Claude Code's
+/// words on a refusal.
+const KEPT_OUTPUT_CHARS: usize = super::super::TOOL_OUTPUT_CHARS + 1024;
 
 /// What an interruption (Esc while Claude Code worked or asked) shows as.
 pub(super) const INTERRUPTED: &str = "⏹ Interrupted by the human";
@@ -70,106 +77,103 @@ pub(super) struct ToolResult {
     pub(super) agent_id: Option<String>,
 }
 
-/// Every record of the file; a line that is not a JSON object is skipped with a warning
-/// naming `path:line`, except a last line without its newline (still being written).
-pub(super) fn parse(path: &Path, bytes: &[u8], warnings: &mut Vec<String>) -> Vec<Record> {
+/// Every record of the transcript `reader` reads, one line at a time; a line that is not a
+/// JSON object is skipped with a warning naming `path:line`, except a last line without its
+/// newline (still being written).
+pub(super) fn parse(path: &Path, reader: impl BufRead, warnings: &mut Vec<String>) -> Vec<Record> {
+    const WHAT: &str = "Claude Code record";
     let mut records = Vec::new();
-    super::super::for_each_json_line(path, bytes, "Claude Code record", warnings, |value| {
-        if let Value::Object(map) = value {
-            records.push(record(&map));
-        }
-    });
+    lines::for_each_line(
+        path,
+        reader,
+        WHAT,
+        warnings,
+        |line| match serde_json::from_slice::<RecordFields<'_>>(line.bytes) {
+            Ok(fields) => {
+                records.push(record(&fields));
+                None
+            }
+            Err(error) => Some(lines::not_an_object(path, &line, WHAT, &error.to_string())),
+        },
+    );
     records
 }
 
-fn text(map: &Map<String, Value>, key: &str) -> Option<String> {
-    map.get(key).and_then(Value::as_str).map(str::to_owned)
-}
-
-fn record(map: &Map<String, Value>) -> Record {
-    let kind = text(map, "type").unwrap_or_default();
-    let message = map.get("message").and_then(Value::as_object);
+fn record(fields: &RecordFields<'_>) -> Record {
+    let kind = text(fields.kind).unwrap_or_default();
     let mut record = Record {
-        uuid: text(map, "uuid"),
-        parent: text(map, "parentUuid").or_else(|| text(map, "logicalParentUuid")),
-        is_sidechain: map.get("isSidechain").and_then(Value::as_bool) == Some(true),
-        is_meta: map.get("isMeta").and_then(Value::as_bool) == Some(true),
-        is_compact_summary: map.get("isCompactSummary").and_then(Value::as_bool) == Some(true),
-        session_id: text(map, "sessionId"),
-        timestamp: text(map, "timestamp"),
-        subtype: text(map, "subtype"),
-        leaf: text(map, "leafUuid"),
-        title: text(map, "customTitle").or_else(|| text(map, "aiTitle")),
+        uuid: text(fields.uuid),
+        parent: text(fields.parent_uuid).or_else(|| text(fields.logical_parent_uuid)),
+        is_sidechain: is_true(fields.is_sidechain),
+        is_meta: is_true(fields.is_meta),
+        is_compact_summary: is_true(fields.is_compact_summary),
+        session_id: text(fields.session_id),
+        timestamp: text(fields.timestamp),
+        subtype: text(fields.subtype),
+        leaf: text(fields.leaf_uuid),
+        title: text(fields.custom_title).or_else(|| text(fields.ai_title)),
         ..Record::default()
     };
-    match (kind.as_str(), message) {
+    match (kind.as_str(), &fields.message.0) {
         ("assistant", Some(message)) => {
-            record.message_id = text(message, "id");
-            record.content = blocks(message.get("content"));
+            record.message_id = text(message.id);
+            record.content = blocks(&message.content);
         }
-        ("user", Some(message)) => user(&mut record, map, message),
+        ("user", Some(message)) => user(&mut record, fields.tool_use_result.0.as_ref(), message),
         _ => {}
     }
     record.kind = kind;
     record
 }
 
-fn blocks(content: Option<&Value>) -> Vec<Block> {
+fn blocks(content: &Content<'_>) -> Vec<Block> {
     match content {
-        Some(Value::String(text)) => vec![Block::Text(text.clone())],
-        Some(Value::Array(blocks)) => blocks
+        Content::Text(text) => vec![Block::Text(text.clone().into_owned())],
+        Content::Blocks(blocks) => blocks
             .iter()
-            .map(|block| match block.get("type").and_then(Value::as_str) {
-                Some("text") => Block::Text(
-                    block
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                ),
-                Some("tool_use") => Block::ToolUse {
-                    id: block
-                        .get("id")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                    name: block
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .unwrap_or("tool")
-                        .to_owned(),
-                    input: block.get("input").cloned().unwrap_or(Value::Null),
-                },
-                _ => Block::Other,
+            .map(|block| {
+                let Some(block) = &block.0 else {
+                    return Block::Other;
+                };
+                match text(block.kind).as_deref() {
+                    Some("text") => Block::Text(text(block.text).unwrap_or_default()),
+                    Some("tool_use") => Block::ToolUse {
+                        id: text(block.id).unwrap_or_default(),
+                        name: text(block.name).unwrap_or_else(|| "tool".to_owned()),
+                        input: field(block.input).unwrap_or(Value::Null),
+                    },
+                    _ => Block::Other,
+                }
             })
             .collect(),
-        _ => Vec::new(),
+        Content::Other => Vec::new(),
     }
 }
 
 /// A user record: a prompt (string content, or text blocks) or tool results.
-fn user(record: &mut Record, map: &Map<String, Value>, message: &Map<String, Value>) {
-    let tool_use_result = map.get("toolUseResult");
-    match message.get("content") {
-        Some(Value::String(text)) => record.prompt = prompt_of(text),
-        Some(Value::Array(blocks)) => {
-            let mut typed = Vec::new();
-            for block in blocks {
-                match block.get("type").and_then(Value::as_str) {
-                    Some("text") => {
-                        if let Some(text) = block.get("text").and_then(Value::as_str) {
-                            typed.push(text.to_owned());
-                        }
-                    }
-                    Some("tool_result") => record.results.push(tool_result(block, tool_use_result)),
-                    _ => {}
-                }
-            }
-            if record.results.is_empty() && !typed.is_empty() {
-                record.prompt = prompt_of(&typed.join("\n\n"));
-            }
+fn user(
+    record: &mut Record,
+    details: Option<&ToolUseResultFields<'_>>,
+    message: &MessageFields<'_>,
+) {
+    let blocks = match &message.content {
+        Content::Text(text) => {
+            record.prompt = prompt_of(text);
+            return;
         }
-        _ => {}
+        Content::Blocks(blocks) => blocks,
+        Content::Other => return,
+    };
+    let mut typed = Vec::new();
+    for block in blocks.iter().filter_map(|block| block.0.as_ref()) {
+        match text(block.kind).as_deref() {
+            Some("text") => typed.extend(text(block.text)),
+            Some("tool_result") => record.results.push(tool_result(block, details)),
+            _ => {}
+        }
+    }
+    if record.results.is_empty() && !typed.is_empty() {
+        record.prompt = prompt_of(&typed.join("\n\n"));
     }
 }
 
@@ -219,41 +223,86 @@ fn without_reminders(text: &str) -> String {
     shown
 }
 
-fn tool_result(block: &Value, tool_use_result: Option<&Value>) -> ToolResult {
-    let text = match block.get("content") {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    };
-    let details = tool_use_result.and_then(Value::as_object);
-    // What is shown of an output is cut far shorter; the rest need not be held.
-    let text = if text.len() > KEPT_OUTPUT_BYTES {
-        let mut end = KEPT_OUTPUT_BYTES;
-        while !text.is_char_boundary(end) {
-            end -= 1;
+fn tool_result(block: &BlockFields<'_>, details: Option<&ToolUseResultFields<'_>>) -> ToolResult {
+    // What is shown of an output is cut far shorter; the rest is never decoded nor held.
+    let output = match string_start(block.content, KEPT_OUTPUT_CHARS) {
+        Some(output) => output,
+        None => {
+            let mut output = String::new();
+            for part in items(block.content) {
+                let left = KEPT_OUTPUT_CHARS.saturating_sub(output.chars().count());
+                let part = field::<BlockFields<'_>>(Some(part));
+                if let Some(part) = part.and_then(|part| string_start(part.text, left)) {
+                    if !output.is_empty() {
+                        output.push('\n');
+                    }
+                    output.push_str(&part);
+                }
+            }
+            output
         }
-        text[..end].to_owned()
-    } else {
-        text
     };
     ToolResult {
-        tool_use_id: block
-            .get("tool_use_id")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned(),
-        text,
-        is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
-        answers: details
-            .and_then(|details| details.get("answers"))
-            .and_then(Value::as_object)
-            .cloned(),
-        agent_id: details.and_then(|details| self::text(details, "agentId")),
+        tool_use_id: text(block.tool_use_id).unwrap_or_default(),
+        text: output,
+        is_error: is_true(block.is_error),
+        answers: details.and_then(|details| field(details.answers)),
+        agent_id: details.and_then(|details| text(details.agent_id)),
     }
+}
+
+/// The first `max` characters of a JSON string's text (all of it when shorter); `None` when
+/// it is not a string. Only about that much of the string is decoded.
+fn string_start(raw: Option<&RawValue>, max: usize) -> Option<String> {
+    let raw = raw?.get();
+    if !raw.starts_with('"') {
+        return None;
+    }
+    // A character is 1 to 12 bytes of JSON (`\uD83D\uDE00`): a little more than the fewest
+    // bytes that could hold `max` of them is decoded first (an output's newlines are escapes
+    // of 2), then twice as many until they do.
+    let mut bytes = max + max / 8 + 16;
+    loop {
+        // The quotes aside, the JSON of a string is never shorter than its text.
+        if raw.len() <= bytes + 2 {
+            return serde_json::from_str(raw)
+                .ok()
+                .map(|text| first_chars(text, max));
+        }
+        let start = json_start(raw, bytes)?;
+        if start.chars().count() >= max {
+            return Some(first_chars(start, max));
+        }
+        bytes *= 2;
+    }
+}
+
+/// The text of the longest start of at most `bytes` bytes of a JSON string's (`raw`, longer
+/// than that) that ends between two escapes; `None` when `raw` is not a string.
+fn json_start(raw: &str, bytes: usize) -> Option<String> {
+    // An escape is at most 12 bytes long (a surrogate pair), so one of the 12 ends before
+    // `bytes + 1` (after the opening quote) is outside any.
+    let mut end = bytes + 1;
+    for _ in 0..12 {
+        while !raw.is_char_boundary(end) {
+            end -= 1;
+        }
+        if let Ok(text) = serde_json::from_str(&format!("{}\"", &raw[..end])) {
+            return Some(text);
+        }
+        end -= 1;
+    }
+    None
+}
+
+/// `text` cut to its first `max` characters, holding no more memory than they take (it is
+/// kept for each tool result of the transcript).
+fn first_chars(mut text: String, max: usize) -> String {
+    if let Some((end, _)) = text.char_indices().nth(max) {
+        text.truncate(end);
+        text.shrink_to_fit();
+    }
+    text
 }
 
 /// The session's title: the newest `custom-title`, else the newest `ai-title`, else the first
@@ -345,4 +394,60 @@ pub(super) fn item_answer(
         })
         .and_then(|(_, answer)| answer.as_str())?;
     Some(answer_from_words(item, given))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start_of(json: &str, max: usize) -> Option<String> {
+        let raw: &RawValue = serde_json::from_str(json).unwrap();
+        string_start(Some(raw), max)
+    }
+
+    #[test]
+    fn a_string_start_is_its_first_characters_however_they_are_escaped() {
+        let text = "ab\"c\\d\u{1F600}é\n\u{7}xyz".repeat(40);
+        let json = serde_json::to_string(&text).unwrap();
+        // Escaped as \ud83d\ude00 too, so that a surrogate pair can be cut in two.
+        let escaped = json.replace('\u{1F600}', "\\ud83d\\ude00");
+        for source in [&json, &escaped] {
+            for max in 0..80 {
+                let start = start_of(source, max).unwrap();
+                let expected: String = text.chars().take(max).collect();
+                assert_eq!(start, expected, "{max}");
+            }
+            assert_eq!(
+                start_of(source, source.len()).as_deref(),
+                Some(text.as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn a_short_string_is_whole_and_what_is_no_string_is_none() {
+        assert_eq!(start_of(r#""short""#, 100).as_deref(), Some("short"));
+        assert_eq!(start_of(r#"["no"]"#, 100), None);
+        assert_eq!(start_of("12", 100), None);
+    }
+
+    #[test]
+    fn a_field_of_another_type_leaves_out_only_itself() {
+        let line = r#"{"type":"user","uuid":7,"parentUuid":"p","isMeta":"yes","message":{"content":"Hi"}}"#;
+        let mut warnings = Vec::new();
+        let records = parse(
+            Path::new("t.jsonl"),
+            format!("{line}\n").as_bytes(),
+            &mut warnings,
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let [record] = records.as_slice() else {
+            panic!("{records:?}")
+        };
+        assert_eq!(record.kind, "user");
+        assert_eq!(record.uuid, None);
+        assert_eq!(record.parent.as_deref(), Some("p"));
+        assert!(!record.is_meta);
+        assert_eq!(record.prompt.as_deref(), Some("Hi"));
+    }
 }
