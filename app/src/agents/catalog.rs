@@ -60,13 +60,33 @@ impl Folders {
 
 /// The `.jsonl` files directly in `dir`.
 fn jsonl_in(dir: &Path) -> Vec<PathBuf> {
+    files_in(dir, |path| {
+        path.extension().is_some_and(|ext| ext == "jsonl")
+    })
+}
+
+/// Gemini CLI's sessions in a project's `chats/`: `session-*.jsonl`, and the older
+/// `session-*.json`.
+fn gemini_sessions_in(chats: &Path) -> Vec<PathBuf> {
+    let mut sessions = jsonl_in(chats);
+    sessions.extend(files_in(chats, |path| {
+        path.extension().is_some_and(|ext| ext == "json")
+            && path
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("session-"))
+    }));
+    sessions
+}
+
+/// The files directly in `dir` that `wanted` picks.
+fn files_in(dir: &Path, wanted: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
     entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| path.is_file() && path.extension().is_some_and(|ext| ext == "jsonl"))
+        .filter(|path| path.is_file() && wanted(path))
         .collect()
 }
 
@@ -180,7 +200,7 @@ fn session_files(folders: &Folders) -> Vec<(PathBuf, Format)> {
         for project in projects {
             let chats = project.path().join("chats");
             found.extend(
-                jsonl_in(&chats)
+                gemini_sessions_in(&chats)
                     .into_iter()
                     .map(|path| (path, Format::Gemini)),
             );

@@ -31,7 +31,8 @@ pub enum Format {
     ClaudeCode,
     /// A Codex CLI rollout (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
     Codex,
-    /// A Gemini CLI session (`~/.gemini/tmp/<project>/chats/session-*.jsonl`).
+    /// A Gemini CLI session (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, or the older
+    /// `session-*.json`).
     Gemini,
 }
 
@@ -72,6 +73,9 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
     };
     if first.starts_with(b"{\"v\":") {
         return Some(Format::Chatsurface);
+    }
+    if gemini::looks_like_whole_file(bytes) {
+        return Some(Format::Gemini);
     }
     let records: Vec<serde_json::Value> = lines
         .filter_map(|line| serde_json::from_slice(line).ok())
@@ -121,6 +125,9 @@ pub(crate) struct ReadTranscript {
     /// Other files the session's events came from (a Codex sub-agent's rollout), watched
     /// with the transcript while it is followed.
     pub(crate) read_beside: Vec<PathBuf>,
+    /// The file was caught being rewritten (Gemini CLI's older sessions are rewritten whole):
+    /// no events were read, and it is to be read again.
+    pub(crate) unfinished: bool,
 }
 
 /// Reads a session file in `format` (detected when `None`) into a snapshot.
@@ -156,6 +163,12 @@ pub fn load_bytes(
 fn agent_log(path: &Path, read: &ReadTranscript, len: u64) -> Result<LoadedLog, AppError> {
     let (snapshot, mut warnings) = fold(path, &read.events, Snapshot::default(), 0)?;
     warnings.splice(0..0, read.warnings.iter().cloned());
+    if read.unfinished {
+        warnings.push(format!(
+            "{}: the agent was rewriting the file; nothing of it is shown (open it again)",
+            path.display()
+        ));
+    }
     Ok(LoadedLog {
         snapshot,
         warnings,
@@ -333,6 +346,10 @@ impl AgentTranscript {
             return Ok(false);
         }
         let (read, _) = read_file(self.format, &self.path)?;
+        if read.unfinished {
+            // What the window shows stands until the file is whole again.
+            return Ok(false);
+        }
         self.seen = Some(seen);
         if read.read_beside != self.read_beside {
             // Stamped at the next look, which then reads once more: a file just found may
@@ -407,7 +424,7 @@ fn fixtures_dir() -> std::path::PathBuf {
         })
 }
 
-/// The transcript of a scenario the real agent wrote: the `.jsonl` file in
+/// The transcript of a scenario the real agent wrote: the `.jsonl` (or `.json`) file in
 /// `<fixtures>/<agent>/<scenario>/`, or where the agent wrote several (a Codex sub-agent
 /// writes a rollout of its own) the first by name that is no sub-agent's.
 #[cfg(test)]
@@ -419,7 +436,7 @@ pub(crate) fn fixture_file(agent: &str, scenario: &str) -> PathBuf {
         .map(|entry| entry.path())
         .filter(|path| {
             path.extension()
-                .is_some_and(|extension| extension == "jsonl")
+                .is_some_and(|extension| extension == "jsonl" || extension == "json")
         })
         .collect();
     paths.sort();

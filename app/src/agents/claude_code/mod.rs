@@ -101,6 +101,7 @@ pub(crate) fn read(path: &Path, reader: impl std::io::BufRead) -> ReadTranscript
         events: events.list,
         warnings,
         read_beside: Vec::new(),
+        unfinished: false,
     }
 }
 

@@ -173,6 +173,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
         events: reader.events.list,
         warnings,
         read_beside: reader.read_beside,
+        unfinished: false,
     }
 }
 

@@ -14,12 +14,14 @@
 //! prompt>`, opened where it left the list. Because a message can be replaced, a session
 //! that grew is folded anew when an earlier message changed (see `AgentTranscript::follow`).
 //!
-//! Not read yet: the older whole-file `.json` sessions; no fixture written by the real
-//! Gemini CLI holds them.
+//! The older whole-file sessions (`session-*.json`, up to Gemini CLI 0.30) are read as the
+//! lines they would be today (`whole_file.rs`); one caught while Gemini CLI rewrites it is
+//! left for the next read.
 //!
 //! This module reads; it must not write to the agent's files, nor know about the window.
 
 mod history;
+mod whole_file;
 
 use super::events::Events;
 use super::questions::{answer_from_words, question_items};
@@ -52,10 +54,23 @@ pub(crate) fn project_of(path: &Path) -> Option<String> {
     Some(after.split("\\n").next()?.to_owned())
 }
 
-/// Reads a session into events.
+pub(crate) use whole_file::looks_like as looks_like_whole_file;
+
+/// Reads a session (JSON Lines, or the older whole file) into events.
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
     let mut warnings = Vec::new();
-    let lines = super::json_lines(path, bytes, "Gemini CLI session line", &mut warnings);
+    let lines = match whole_file::read(bytes) {
+        whole_file::WholeFile::Lines(lines) => lines,
+        whole_file::WholeFile::Unfinished => {
+            return ReadTranscript {
+                unfinished: true,
+                ..ReadTranscript::default()
+            }
+        }
+        whole_file::WholeFile::No => {
+            super::json_lines(path, bytes, "Gemini CLI session line", &mut warnings)
+        }
+    };
     let session_id = lines
         .iter()
         .filter(|line| line.get("projectHash").is_some())
@@ -121,6 +136,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> ReadTranscript {
         events: reader.events.list,
         warnings,
         read_beside: reader.read_beside,
+        unfinished: false,
     }
 }
 

@@ -1,4 +1,5 @@
-//! The reader over sessions the real Gemini CLI 0.61.0 wrote against a scripted model
+//! The reader over sessions the real Gemini CLI wrote against a scripted model: 0.61.0's
+//! JSON Lines, and 0.30.0's older whole-file sessions for the scenarios both have
 //! (`tests/agents/gemini/regenerate.sh` makes them again).
 
 use super::super::{branch_threads, exploration_thread, in_thread, Format};
@@ -8,48 +9,56 @@ fn snapshot(scenario: &str) -> Snapshot {
     super::super::load_fixture("gemini-0.61.0", scenario, Format::Gemini)
 }
 
+/// The scenario as each version wrote it: JSON Lines, and the older whole file.
+fn in_both_formats(scenario: &str) -> [Snapshot; 2] {
+    ["gemini-0.61.0", "gemini-0.30.0"]
+        .map(|version| super::super::load_fixture(version, scenario, Format::Gemini))
+}
+
 #[test]
 fn a_plain_exchange_shows_the_prompt_and_the_reply_not_the_context() {
-    let snapshot = snapshot("plain-ru");
-    let shown: Vec<(Role, &str)> = snapshot
-        .messages
-        .iter()
-        .map(|message| (message.spec.role, message.spec.text.as_str()))
-        .collect();
-    assert_eq!(
-        shown,
-        [
-            (Role::User, "Привет! Коротко: что такое журнал событий?"),
-            (
-                Role::Agent,
-                "Журнал событий — это **append-only** файл: каждая строка — одно событие."
-            ),
-        ]
-    );
-    assert_eq!(
-        snapshot.session.as_ref().unwrap().agent.as_deref(),
-        Some("gemini")
-    );
+    for snapshot in in_both_formats("plain-ru") {
+        let shown: Vec<(Role, &str)> = snapshot
+            .messages
+            .iter()
+            .map(|message| (message.spec.role, message.spec.text.as_str()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (Role::User, "Привет! Коротко: что такое журнал событий?"),
+                (
+                    Role::Agent,
+                    "Журнал событий — это **append-only** файл: каждая строка — одно событие."
+                ),
+            ]
+        );
+        assert_eq!(
+            snapshot.session.as_ref().unwrap().agent.as_deref(),
+            Some("gemini")
+        );
+    }
 }
 
 #[test]
 fn a_message_written_again_replaces_its_first_copy_and_its_tool_call_shows_once() {
-    let snapshot = snapshot("shell-command");
-    let roles: Vec<Role> = snapshot
-        .messages
-        .iter()
-        .map(|message| message.spec.role)
-        .collect();
-    assert_eq!(roles, [Role::User, Role::Tool, Role::Agent]);
-    let tool = &snapshot.messages[1].spec.text;
-    assert_eq!(
-        tool,
-        "**run_shell_command** `echo hello-from-gemini`\n\n```\nhello-from-gemini\n```"
-    );
-    assert_eq!(
-        snapshot.messages[2].spec.text,
-        "The command printed `hello-from-gemini`."
-    );
+    for snapshot in in_both_formats("shell-command") {
+        let roles: Vec<Role> = snapshot
+            .messages
+            .iter()
+            .map(|message| message.spec.role)
+            .collect();
+        assert_eq!(roles, [Role::User, Role::Tool, Role::Agent]);
+        let tool = &snapshot.messages[1].spec.text;
+        assert_eq!(
+            tool,
+            "**run_shell_command** `echo hello-from-gemini`\n\n```\nhello-from-gemini\n```"
+        );
+        assert_eq!(
+            snapshot.messages[2].spec.text,
+            "The command printed `hello-from-gemini`."
+        );
+    }
 }
 
 /// The interactive session (tests/agents/gemini/interactive.py): questions answered, a
@@ -221,4 +230,54 @@ fn a_sub_agent_is_an_exploration_thread_under_its_caller_read_from_its_own_file(
         main[2],
         said(Role::Agent, "The sub-agent says the folder is empty.")
     );
+}
+
+/// A whole-file session in a Gemini CLI store (`<tmp>/<project>/chats/`), as 0.30.0 wrote it.
+fn whole_file_store() -> (tempfile::TempDir, std::path::PathBuf, String) {
+    let written = super::super::fixture_file("gemini-0.30.0", "plain-ru");
+    let whole = std::fs::read_to_string(&written).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let chats = root.path().join("project").join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let path = chats.join(written.file_name().unwrap());
+    std::fs::write(&path, &whole).unwrap();
+    (root, path, whole)
+}
+
+#[test]
+fn the_catalog_lists_whole_file_sessions_beside_json_lines_ones() {
+    let (root, path, _) = whole_file_store();
+    std::fs::write(path.with_file_name("logs.json"), "[]").unwrap();
+    let folders = crate::agents::catalog::Folders {
+        gemini: Some(root.path().to_owned()),
+        ..Default::default()
+    };
+    let entries = crate::agents::catalog::list(&folders);
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0].path, path);
+    assert_eq!(entries[0].messages, 2);
+}
+
+#[test]
+fn a_whole_file_session_caught_while_rewritten_keeps_what_it_showed() {
+    let (_root, path, whole) = whole_file_store();
+    let mut transcript = super::super::AgentTranscript::open(&path, Format::Gemini).unwrap();
+    assert_eq!(transcript.snapshot().messages.len(), 2);
+    std::fs::write(&path, &whole[..whole.len() / 2]).unwrap();
+    assert!(
+        !transcript.follow().unwrap(),
+        "nothing changes while it is cut short"
+    );
+    assert_eq!(transcript.snapshot().messages.len(), 2);
+    // Rewritten whole with one more message.
+    let mut session: serde_json::Value = serde_json::from_str(&whole).unwrap();
+    let messages = session["messages"].as_array_mut().unwrap();
+    let mut next = messages[0].clone();
+    next["id"] = "next-prompt".into();
+    next["content"] = serde_json::json!([{"text": "И ещё вопрос"}]);
+    messages.push(next);
+    std::fs::write(&path, serde_json::to_string_pretty(&session).unwrap()).unwrap();
+    assert!(transcript.follow().unwrap());
+    let last = transcript.snapshot().messages.last().unwrap();
+    assert_eq!(last.spec.text, "И ещё вопрос");
 }
