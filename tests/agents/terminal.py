@@ -34,6 +34,8 @@ class Terminal:
         self.delay = delay
         # The tmux server, started by the first command, passes its environment to the agent.
         self.environment = without_ci_markers(os.environ)
+        # Waits before the first start (for a server the agent will need) have no pane to read.
+        self.started = False
 
     def tmux(self, *args):
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True,
@@ -51,6 +53,7 @@ class Terminal:
         """Runs `command` (a shell line) in a new window of `width` × `height` cells."""
         self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height),
                   "-c", cwd, self.shell_line(command))
+        self.started = True
 
     def restart(self, cwd, command):
         """Replaces the running agent with `command`, in the same window, its history cleared.
@@ -75,11 +78,12 @@ class Terminal:
             found = check()
             if found:
                 return found
-            screen = self.pane()
+            screen = self.pane() if self.started else ""
             if EXITED in screen:
                 raise SystemExit(f"error: the agent exited before showing {what}:\n{screen}")
             time.sleep(0.2)
-        raise SystemExit(f"error: never saw {what}; the terminal shows:\n{self.pane()}")
+        screen = self.pane() if self.started else "(nothing: the agent has not been started)"
+        raise SystemExit(f"error: never saw {what}; the terminal shows:\n{screen}")
 
     def wait_for(self, words, seconds=30):
         """Waits until the screen shows `words`."""

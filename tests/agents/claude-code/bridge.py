@@ -234,14 +234,14 @@ try:
 
     # 3. Answered in the terminal first: the surface's question is withdrawn.
     type_line("Mark the spot")
-    [terminal] = wait_until("the confirmation on the surface", pending)
+    [answered_there] = wait_until("the confirmation on the surface", pending)
     allow_in_terminal()
     wait_until("the model's reply", lambda: "Marked from the terminal." in pane())
     if not os.path.exists(os.path.join(project, "answered-in-terminal")):
         fail("the command allowed in the terminal did not run")
     status = wait_until("the question withdrawn", lambda: [
-        asked["status"] for asked in api("GET", f"/v1/sessions/{terminal['session_id']}/snapshot")["confirmations"]
-        if asked["id"] == terminal["id"] and asked["status"] != "pending"], seconds=10)
+        asked["status"] for asked in api("GET", f"/v1/sessions/{answered_there['session_id']}/snapshot")["confirmations"]
+        if asked["id"] == answered_there["id"] and asked["status"] != "pending"], seconds=10)
     if status != ["withdrawn"] or pending():
         fail(f"after the terminal's answer the surface holds {status} and {pending()}")
     print("3. answered in the terminal; the surface's question is withdrawn")
