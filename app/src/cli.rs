@@ -90,6 +90,78 @@ pub enum Command {
     /// Put the surface's hook into an agent's settings, so that its questions and permission
     /// prompts appear on the surface (keeps everything else in the file, backs it up first).
     Install(InstallArgs),
+    /// Run Codex through its app-server, with the commands it runs, the files it changes and
+    /// the questions it asks put to you on the surface (in the session `codex-<thread id>`).
+    ///
+    /// The prompt is the first turn; each line of stdin is one more. What Codex says and runs
+    /// is printed. With no surface running, what Codex asks is declined, never allowed.
+    Codex(CodexArgs),
+}
+
+/// Arguments of `chatsurface codex`.
+#[derive(Debug, clap::Args)]
+pub struct CodexArgs {
+    /// The first prompt (without one, the first line of stdin).
+    pub prompt: Option<String>,
+    /// The folder Codex works in (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Codex's binary (from npm's @openai/codex).
+    #[arg(long, value_name = "PATH", default_value = "codex")]
+    pub codex_bin: PathBuf,
+    /// When Codex asks before running a command.
+    #[arg(long, value_enum, default_value_t = ApprovalPolicy::OnRequest)]
+    pub ask_for_approval: ApprovalPolicy,
+    /// What Codex's commands may touch.
+    #[arg(long, value_enum, default_value_t = Sandbox::WorkspaceWrite)]
+    pub sandbox: Sandbox,
+    /// Plan mode: Codex plans, and may ask you questions, before it changes anything.
+    #[arg(long)]
+    pub plan: bool,
+}
+
+/// When Codex asks before running a command (its `approvalPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ApprovalPolicy {
+    /// Before any command not known to be safe.
+    Untrusted,
+    /// When the model asks to (to leave the sandbox, say).
+    OnRequest,
+    /// Never: a command that fails in the sandbox fails.
+    Never,
+}
+
+impl ApprovalPolicy {
+    /// Its name in Codex's protocol.
+    pub fn name(self) -> &'static str {
+        match self {
+            ApprovalPolicy::Untrusted => "untrusted",
+            ApprovalPolicy::OnRequest => "on-request",
+            ApprovalPolicy::Never => "never",
+        }
+    }
+}
+
+/// What Codex's commands may touch (its `sandbox`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Sandbox {
+    /// Read anything, write nothing.
+    ReadOnly,
+    /// Write in the working folder.
+    WorkspaceWrite,
+    /// Anything: no sandbox.
+    DangerFullAccess,
+}
+
+impl Sandbox {
+    /// Its name in Codex's protocol.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sandbox::ReadOnly => "read-only",
+            Sandbox::WorkspaceWrite => "workspace-write",
+            Sandbox::DangerFullAccess => "danger-full-access",
+        }
+    }
 }
 
 /// The agents a bridge answers.

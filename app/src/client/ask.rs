@@ -186,7 +186,7 @@ fn option_value(spec: &str) -> Result<Value, AskError> {
 
 /// The integration's own token variable: `CHATSURFACE_TOKEN_` and the slug upper-cased, with
 /// every character that cannot be in a variable name (such as `-`) written as `_`.
-fn token_var(slug: &str) -> String {
+pub(crate) fn token_var(slug: &str) -> String {
     let suffix: String = slug
         .chars()
         .map(|c| {

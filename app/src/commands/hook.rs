@@ -13,7 +13,7 @@
 
 use crate::bridges::claude_code::terminal_answer::TerminalAnswerWatch;
 use crate::bridges::claude_code::{permission, SLUG};
-use crate::client::ask::{socket_path, token_for};
+use crate::client::ask::socket_path;
 use crate::client::http::{exchange, ExchangeError};
 use crate::error::AppError;
 use hyper::{Method, StatusCode};
@@ -42,12 +42,6 @@ enum Waited {
     GaveUp,
 }
 
-/// Where `chatsurface install claude-code` keeps the hook's token: a file in the data
-/// directory's private `bridges` folder, so that no settings file holds a secret.
-pub(super) fn token_file(data_dir: &Path) -> PathBuf {
-    data_dir.join("bridges").join(format!("{SLUG}.token"))
-}
-
 /// Runs the hook: one event from stdin, at most one decision on stdout.
 pub(super) fn run(give_up_after: Duration) -> Result<(), AppError> {
     let mut raw = Vec::new();
@@ -71,12 +65,8 @@ pub(super) fn run(give_up_after: Duration) -> Result<(), AppError> {
             return Ok(());
         }
     };
-    let env = |name: &str| std::env::var(name).ok();
-    let token = match token_for(SLUG, env) {
-        Some(token) => token,
-        None => read_token(&token_file(&crate::paths::data_dir()))?,
-    };
-    let socket = socket_path(env);
+    let token = super::bridge_token::read(SLUG, "run `chatsurface install claude-code`")?;
+    let socket = socket_path(|name: &str| std::env::var(name).ok());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -241,16 +231,4 @@ fn question_id() -> Result<String, AppError> {
         .map_err(|error| AppError::Internal(format!("no random id: {error}")))?;
     let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
     Ok(format!("cc-{hex}"))
-}
-
-/// The token `install` wrote, or a line saying how to get one.
-fn read_token(path: &Path) -> Result<String, AppError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) if !text.trim().is_empty() => Ok(text.trim().to_owned()),
-        Ok(_) => Err(AppError::NoInput(format!("{}: empty token file", path.display()))),
-        Err(error) => Err(AppError::NoInput(format!(
-            "{}: {error}; run `chatsurface install claude-code` or set CHATSURFACE_TOKEN_CLAUDE_CODE",
-            path.display()
-        ))),
-    }
 }

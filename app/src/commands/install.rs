@@ -7,7 +7,6 @@
 //! hook can authenticate: a `claude-code` integration with its token in a file only this user
 //! can read, so that no settings file (often committed with a project) holds a secret.
 
-use crate::api::auth::{AuthError, TokenStore};
 use crate::bridges::claude_code::settings::{self, Change};
 use crate::bridges::claude_code::SLUG;
 use crate::cli::InstallArgs;
@@ -47,7 +46,7 @@ pub(super) fn run(args: &InstallArgs) -> Result<(), AppError> {
         write_settings(&path, &settings)?;
     }
     if !args.uninstall {
-        if let Some(token_line) = ensure_token()? {
+        if let Some(token_line) = super::bridge_token::ensure(SLUG)? {
             report.push('\n');
             report.push_str(&token_line);
         }
@@ -122,34 +121,4 @@ fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(".chatsurface-backup");
     path.with_file_name(name)
-}
-
-/// Makes sure the hook has a token: the `claude-code` integration and its token file. Says
-/// what it did, if anything.
-fn ensure_token() -> Result<Option<String>, AppError> {
-    let data_dir = crate::paths::data_dir();
-    let file = super::hook::token_file(&data_dir);
-    if file.is_file() {
-        return Ok(None);
-    }
-    let tokens = TokenStore::new(&data_dir);
-    let fail = |error: AuthError| AppError::CannotCreate(error.to_string());
-    let token = match tokens.add_integration(SLUG, false, &[]) {
-        Ok(token) => token,
-        // Its token was shown once and is not kept; a new one replaces it.
-        Err(AuthError::Exists(_)) => {
-            tokens.remove(SLUG).map_err(fail)?;
-            tokens.add_integration(SLUG, false, &[]).map_err(fail)?
-        }
-        Err(error) => return Err(fail(error)),
-    };
-    let folder = file.parent().unwrap_or(&data_dir);
-    crate::fsutil::create_private_dir(folder)
-        .map_err(|error| AppError::CannotCreate(format!("{}: {error}", folder.display())))?;
-    crate::fsutil::write_atomically(&file, format!("{token}\n").as_bytes(), 0o600)
-        .map_err(|error| AppError::CannotCreate(error.to_string()))?;
-    Ok(Some(format!(
-        "integration \"{SLUG}\": token in {}",
-        file.display()
-    )))
 }

@@ -1,6 +1,8 @@
 //! One module per subcommand; [`run`] dispatches.
 
 mod bench;
+mod bridge_token;
+mod codex;
 mod gen;
 mod hook;
 mod install;
@@ -38,6 +40,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
             give_up_after,
         } => hook::run(std::time::Duration::from_secs(give_up_after)),
         Command::Install(args) => install::run(&args),
+        Command::Codex(args) => codex::run(&args),
         Command::Ask(args) => Err(AppError::Usage(format!(
             "ask {}: handled by main, which owns its exit codes",
             args.slug

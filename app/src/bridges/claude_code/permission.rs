@@ -18,6 +18,7 @@
 //! Claude Code's own prompt decides, never an implied "allow". This module does no I/O.
 
 use crate::agents::{code_block, cut};
+use crate::bridges::{session_name, Kind, Question};
 use chatsurface_model::limits;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -71,50 +72,9 @@ pub enum Unbridged {
     BadQuestions(&'static str),
 }
 
-/// What kind of question an event is asked as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// A clarification batch (`POST …/clarifications`).
-    Batch,
-    /// A confirmation (`POST …/confirmations`).
-    Confirmation,
-}
-
-/// A question ready for the local API.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Question {
-    /// The session it is asked in: `claude-code-<session id>`.
-    pub session: String,
-    /// A batch or a confirmation.
-    pub kind: Kind,
-    /// The request body (with `hold: true`: the hook's exit withdraws it).
-    pub body: Value,
-}
-
-impl Question {
-    /// The endpoint the question is posted to.
-    pub fn path(&self) -> String {
-        let what = match self.kind {
-            Kind::Batch => "clarifications",
-            Kind::Confirmation => "confirmations",
-        };
-        format!("/v1/sessions/{}/{what}", self.session)
-    }
-}
-
 /// The session a Claude Code session's questions are asked in.
 pub fn session_for(event: &HookEvent) -> Result<String, Unbridged> {
-    let id = &event.session_id;
-    let valid = !id.is_empty()
-        && id.len() <= 116
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    if valid {
-        Ok(format!("{}-{id}", super::SLUG))
-    } else {
-        Err(Unbridged::BadSession(cut(id, 80)))
-    }
+    session_name(super::SLUG, &event.session_id).map_err(Unbridged::BadSession)
 }
 
 /// The question an event asks, under the unique id `id`.

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""The Codex bridge end to end: `chatsurface codex` running the real Codex app-server (npm
+@openai/codex, pinned in regenerate.sh) against tests/agents/fake_openai.py, the real
+`chatsurface serve`, and the human answering on the surface (the operator's
+`POST /v1/pending/{id}`, what the window sends).
+
+Usage: bridge.py CODEX_BIN CHATSURFACE_BIN
+
+It checks, on what Codex sends back to the model, on the project folder and on the surface:
+1. a command Codex asks to run appears on the surface as a confirmation in the session
+   `codex-<thread id>`; accepted there, it runs and its output reaches the model;
+2. a command declined there with a comment does not run, and the comment reaches the model
+   as the human's words;
+3. what Codex said and ran is mirrored into that session as messages (the human's prompts
+   are not: the API keeps the human's role for the operator);
+4. in plan mode, Codex's questions (request_user_input) are one batch on the surface; the
+   answers given there (a label with a note, words of the human's own) reach the model under
+   Codex's ids;
+5. with no surface running, a command is declined, never run.
+Exits non-zero with what it saw when any of that does not hold.
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+codex = os.path.abspath(shutil.which(sys.argv[1]) or sys.argv[1])
+chatsurface = os.path.abspath(sys.argv[2])
+here = os.path.dirname(os.path.abspath(__file__))
+QUESTIONS = [
+    {"id": "database", "header": "Database", "question": "Which database should we use?",
+     "options": [{"label": "SQLite", "description": "One file, no server"},
+                 {"label": "PostgreSQL", "description": "A server, more features"}]},
+    # Codex 0.169.0 refuses a question without options ("requires non-empty options").
+    {"id": "name", "header": "Name", "question": "What is the app called?", "isOther": True,
+     "options": [{"label": "Ledger", "description": "Plain"}, {"label": "Tally", "description": "Short"}]},
+]
+SCRIPT = [
+    [{"call": {"name": "exec_command", "arguments": {"cmd": "touch made-on-surface && echo made-it"}}}],
+    [{"text": "Made the file."}],
+    [{"call": {"name": "exec_command", "arguments": {"cmd": "rm -rf build"}}}],
+    {"when": "keep it, we need the artifacts", "items": [{"text": "Understood: I keep the build folder."}]},
+    [{"call": {"name": "request_user_input", "arguments": {"questions": QUESTIONS}}}],
+    [{"text": "Noted the answers."}],
+    [{"call": {"name": "exec_command", "arguments": {"cmd": "touch made-without-surface"}}}],
+    [{"text": "Could not run it."}],
+]
+
+work = tempfile.mkdtemp(prefix="chatsurface-codex-bridge-")
+home, project, data = (os.path.join(work, name) for name in ("home", "project", "data"))
+for folder in (home, os.path.join(project, "build")):
+    os.makedirs(folder)
+with open(os.path.join(work, "script.json"), "w") as f:
+    json.dump(SCRIPT, f)
+socket = os.path.join(data, "run", "api.sock")
+env = dict(os.environ, CODEX_HOME=home, FAKE_OPENAI_KEY="sk-test", CHATSURFACE_DATA_DIR=data,
+           CHATSURFACE_SOCKET=socket)
+env.pop("XDG_RUNTIME_DIR", None)
+requests_file = os.path.join(work, "requests.jsonl")
+port_file = os.path.join(work, "port")
+processes = []
+
+
+def fail(why):
+    raise SystemExit(f"error: {why}")
+
+
+def wait_until(what, check, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.2)
+    fail(f"never saw {what}; the model was last sent: {json.dumps(model_inputs()[-3:])[:1500]}")
+
+
+def api(method, path, body=None):
+    token = open(os.path.join(data, "operator.token")).read().strip()
+    command = ["curl", "-sS", "--unix-socket", socket, "-X", method, "-H",
+               f"Authorization: Bearer {token}", f"http://chatsurface{path}"]
+    if body is not None:
+        command += ["-H", "Content-Type: application/json", "--data", json.dumps(body)]
+    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+
+
+def pending():
+    return api("GET", "/v1/pending")["pending"]
+
+
+def model_inputs():
+    """Every input item of every request Codex sent the model, each once, in order."""
+    seen, items = set(), []
+    if os.path.exists(requests_file):
+        for line in open(requests_file, encoding="utf-8"):
+            for item in json.loads(line)["body"].get("input", []):
+                key = json.dumps(item, sort_keys=True)
+                if key not in seen:
+                    seen.add(key)
+                    items.append(item)
+    return items
+
+
+def outputs():
+    return [item.get("output", "") for item in model_inputs() if item.get("type") == "function_call_output"]
+
+
+def user_words():
+    return [part.get("text", "") for item in model_inputs()
+            if item.get("type") == "message" and item.get("role") == "user"
+            for part in item.get("content", [])]
+
+
+def start_surface():
+    surface = subprocess.Popen([chatsurface, "serve"], env=env, stderr=subprocess.PIPE, text=True)
+    processes.append(surface)
+    wait_until("the surface's socket", lambda: os.path.exists(socket), seconds=20)
+    return surface
+
+
+def start_bridge(*flags):
+    bridge = subprocess.Popen([chatsurface, "codex", "--codex-bin", codex, "--cwd", project,
+                               "--ask-for-approval", "untrusted", *flags],
+                              env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    processes.append(bridge)
+    return bridge
+
+
+def finish(bridge, what):
+    """Ends stdin (no more prompts) and waits for the bridge to finish the last turn."""
+    try:
+        out, err = bridge.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        bridge.kill()
+        out, err = bridge.communicate()
+        fail(f"{what}: chatsurface codex did not end:\n{out}\n{err}")
+    if bridge.returncode != 0:
+        fail(f"{what}: chatsurface codex exited {bridge.returncode}:\n{out}\n{err}")
+    return out, err
+
+
+try:
+    subprocess.run(["git", "init", "-q", project], check=True)
+    server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_openai.py"),
+                               os.path.join(work, "script.json"), port_file, requests_file])
+    processes.append(server)
+    wait_until("the fake model's port", lambda: os.path.exists(port_file) and open(port_file).read())
+    with open(os.path.join(home, "config.toml"), "w") as f:
+        f.write(f'model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\n'
+                f'name = "Fake"\nbase_url = "http://127.0.0.1:{open(port_file).read()}/v1"\n'
+                f'env_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n')
+    surface = start_surface()
+
+    # 1. A command accepted on the surface.
+    bridge = start_bridge("Make a file")
+    [run] = wait_until("the command's confirmation on the surface", pending)
+    session = run["session_id"]
+    if run["kind"] != "confirmation" or not session.startswith("codex-") or "touch made-on-surface" not in run["message"]:
+        fail(f"the confirmation is {run}")
+    api("POST", f"/v1/pending/{run['id']}", {"outcome": "accepted"})
+    wait_until("the command's output sent to the model", lambda: any("made-it" in o for o in outputs()))
+    if not os.path.exists(os.path.join(project, "made-on-surface")):
+        fail("the command accepted on the surface did not run")
+    print(f"1. accepted on the surface in {session}; the model was told: {outputs()[-1][-60:]!r}")
+
+    # 2. A command declined on the surface with a comment.
+    bridge.stdin.write("Delete the build folder\n")
+    bridge.stdin.flush()
+    [delete] = wait_until("the second confirmation on the surface", pending)
+    if "rm -rf build" not in delete["message"]:
+        fail(f"the confirmation is {delete}")
+    api("POST", f"/v1/pending/{delete['id']}", {"outcome": "declined", "comment": "keep it, we need the artifacts"})
+    wait_until("the comment sent to the model", lambda: any("keep it, we need the artifacts" in w for w in user_words()))
+    out, err = finish(bridge, "steps 1 and 2")
+    if not os.path.isdir(os.path.join(project, "build")):
+        fail("the declined command ran")
+    if "Understood: I keep the build folder." not in out:
+        fail(f"chatsurface codex printed:\n{out}\n{err}")
+    print("2. declined on the surface; the comment reached the model, the folder is there")
+
+    # 3. What Codex said and ran, mirrored into the session.
+    messages = api("GET", f"/v1/sessions/{session}/snapshot")["messages"]
+    texts = [message.get("text", "") for message in messages]
+    for expected in ("touch made-on-surface", "Made the file.", "Understood: I keep the build folder."):
+        if not any(expected in text for text in texts):
+            fail(f"the session holds {texts}, without {expected!r}; chatsurface codex said:\n{err}")
+    print(f"3. the session mirrors {len(messages)} messages")
+
+    # 4. Questions in plan mode, answered on the surface.
+    bridge = start_bridge("--plan", "Set up storage for the app")
+    [batch] = wait_until("the batch on the surface", pending)
+    prompts = [item["prompt"] for item in batch["items"]]
+    if batch["kind"] != "batch" or prompts != [q["question"] for q in QUESTIONS]:
+        fail(f"the batch is {batch}")
+    api("POST", f"/v1/pending/{batch['id']}", {"answers": [
+        {"item_id": "q1", "selected": ["o2"], "text": "we already run one"},
+        {"item_id": "q2", "text": "Abacus"}]})
+    answer = wait_until("the answers sent to the model", lambda: [o for o in outputs() if "Abacus" in o])[-1]
+    for expected in ("database", "PostgreSQL", "we already run one", "name"):
+        if expected not in answer:
+            fail(f"the model was told {answer!r}, without {expected!r}")
+    finish(bridge, "step 4")
+    print(f"4. answered on the surface; the model was told: {answer[:160]}")
+
+    # 5. No surface: the command is declined.
+    surface.send_signal(signal.SIGTERM)
+    surface.wait(timeout=10)
+    bridge = start_bridge("Make another file")
+    out, err = finish(bridge, "step 5")
+    if os.path.exists(os.path.join(project, "made-without-surface")):
+        fail("a command ran with no surface to accept it")
+    if "no surface" not in err:
+        fail(f"chatsurface codex said:\n{err}")
+    print("5. no surface; the command was declined and did not run")
+finally:
+    for process in processes:
+        process.kill()
+    shutil.rmtree(work, ignore_errors=True)
