@@ -32,6 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from surface import Surface  # noqa: E402  (the bridges' shared module, beside this folder)
 from terminal import Terminal  # noqa: E402  (the drivers' shared module, beside this folder)
 
 # tmux starts Claude Code in the project folder, so a relative path must be resolved here.
@@ -94,6 +95,8 @@ env.pop("XDG_RUNTIME_DIR", None)
 requests_file = os.path.join(work, "requests.jsonl")
 port_file = os.path.join(work, "port")
 processes = []
+surface_api = Surface(chatsurface, env)
+api, pending = surface_api.api, surface_api.pending
 
 
 def fail(why):
@@ -103,19 +106,6 @@ def fail(why):
 terminal = Terminal("chatsurface-bridge")
 pane, wait_until, keys, type_line = (terminal.pane, terminal.wait_until, terminal.keys,
                                      terminal.type_line)
-
-
-def api(method, path, body=None):
-    token = open(os.path.join(data, "operator.token")).read().strip()
-    command = ["curl", "-sS", "--unix-socket", socket, "-X", method, "-H",
-               f"Authorization: Bearer {token}", f"http://chatsurface{path}"]
-    if body is not None:
-        command += ["-H", "Content-Type: application/json", "--data", json.dumps(body)]
-    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-
-
-def pending():
-    return api("GET", "/v1/pending")["pending"]
 
 
 def tool_results():
@@ -175,19 +165,12 @@ def allow_in_terminal():
     fail(f"the terminal's prompt never took Enter:\n{pane()}")
 
 
-def start_surface():
-    surface = subprocess.Popen([chatsurface, "serve"], env=env, stderr=subprocess.PIPE, text=True)
-    processes.append(surface)
-    wait_until("the surface's socket", lambda: os.path.exists(socket), seconds=20)
-    return surface
-
-
 try:
     installed = subprocess.run([chatsurface, "install", "claude-code", "--project", project],
                                env=env, capture_output=True, text=True)
     if installed.returncode != 0 or "added the PermissionRequest hook" not in installed.stdout:
         fail(f"install said {installed.stdout!r} {installed.stderr!r}")
-    surface = start_surface()
+    surface = surface_api.start(processes)
     server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_anthropic.py"),
                                os.path.join(work, "script.json"), port_file, requests_file])
     processes.append(server)
@@ -257,7 +240,7 @@ try:
     print("4. no surface; the terminal's prompt decided")
 
     # 5. An edit accepted for good: Claude Code stops asking for edits.
-    start_surface()
+    surface_api.start(processes)
     type_line("Edit both files")
     [edit] = wait_until("the edit's confirmation on the surface", pending)
     if edit.get("accept_always") != "Allow all edits this session":

@@ -28,6 +28,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from surface import Surface  # noqa: E402  (the bridges' shared module, beside this folder)
+
 codex = os.path.abspath(shutil.which(sys.argv[1]) or sys.argv[1])
 chatsurface = os.path.abspath(sys.argv[2])
 here = os.path.dirname(os.path.abspath(__file__))
@@ -63,6 +66,8 @@ env.pop("XDG_RUNTIME_DIR", None)
 requests_file = os.path.join(work, "requests.jsonl")
 port_file = os.path.join(work, "port")
 processes = []
+surface_api = Surface(chatsurface, env)
+api, pending = surface_api.api, surface_api.pending
 
 
 def fail(why):
@@ -77,19 +82,6 @@ def wait_until(what, check, seconds=60):
             return found
         time.sleep(0.2)
     fail(f"never saw {what}; the model was last sent: {json.dumps(model_inputs()[-3:])[:1500]}")
-
-
-def api(method, path, body=None):
-    token = open(os.path.join(data, "operator.token")).read().strip()
-    command = ["curl", "-sS", "--unix-socket", socket, "-X", method, "-H",
-               f"Authorization: Bearer {token}", f"http://chatsurface{path}"]
-    if body is not None:
-        command += ["-H", "Content-Type: application/json", "--data", json.dumps(body)]
-    return json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-
-
-def pending():
-    return api("GET", "/v1/pending")["pending"]
 
 
 def model_inputs():
@@ -113,13 +105,6 @@ def user_words():
     return [part.get("text", "") for item in model_inputs()
             if item.get("type") == "message" and item.get("role") == "user"
             for part in item.get("content", [])]
-
-
-def start_surface():
-    surface = subprocess.Popen([chatsurface, "serve"], env=env, stderr=subprocess.PIPE, text=True)
-    processes.append(surface)
-    wait_until("the surface's socket", lambda: os.path.exists(socket), seconds=20)
-    return surface
 
 
 def start_bridge(*flags):
@@ -154,7 +139,7 @@ try:
         f.write(f'model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\n'
                 f'name = "Fake"\nbase_url = "http://127.0.0.1:{open(port_file).read()}/v1"\n'
                 f'env_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n')
-    surface = start_surface()
+    surface = surface_api.start(processes)
 
     # 1. A command accepted on the surface.
     bridge = start_bridge("Make a file")
