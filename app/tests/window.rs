@@ -702,6 +702,63 @@ fn two_agents_asking_at_once_each_get_their_own_answer() {
 }
 
 #[test]
+fn the_inbox_answers_the_question_chosen_in_it_in_its_own_session() {
+    if !tools_present() {
+        return;
+    }
+    let display = Display::start("inbox");
+    let mut window = Window::start(&display, &["open", "--size", "1000x700"]);
+    wait_for_socket(&display);
+    let mut deployer = ask_confirmation(
+        &display,
+        "deployer",
+        "Roll out 4.13 to prod now?",
+        ["Roll", "Wait"],
+    );
+    wait_for_title(
+        &display,
+        &window,
+        "the deployer's question shows",
+        |title| title.starts_with("deployer") && title.contains("1 confirmation"),
+    );
+    let reviewer = ask_confirmation(
+        &display,
+        "reviewer",
+        "Merge PR #812 (touches auth)?",
+        ["Merge", "Hold"],
+    );
+    wait_for_title(
+        &display,
+        &window,
+        "the reviewer's question is counted",
+        |title| title.contains("1 waiting in 1 other session"),
+    );
+    // Oldest first: the deployer's, then the reviewer's; the second row is answered.
+    display.keys(&["i", "Down", "Return"]);
+    wait_for_title(&display, &window, "Enter shows the reviewer", |title| {
+        title.starts_with("reviewer") && title.contains("1 confirmation")
+    });
+    read_the_confirmation();
+    display.keys(&["ctrl+Return"]);
+    let output = reviewer.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "the reviewer's question was accepted: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        deployer.try_wait().unwrap().is_none(),
+        "the deployer's question still waits"
+    );
+    let _ = deployer.kill();
+    let _ = deployer.wait();
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}
+
+#[test]
 fn a_claude_code_session_grows_in_the_window_as_claude_code_writes_it() {
     if !tools_present() {
         return;

@@ -7,6 +7,7 @@
 //! chosen. This stage must not look at message text or measure anything.
 
 use crate::answering::AnswerView;
+use crate::inbox::InboxView;
 use crate::switcher::SwitcherView;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, ScaleFactor};
@@ -102,8 +103,33 @@ pub struct IntentRequest {
     /// The wall clock, for the countdown on questions with a timeout; without it a card says
     /// only how long its timeout is (still frames, goldens).
     pub now: Option<std::time::SystemTime>,
-    /// The session switcher, when it is open over the frame.
-    pub switcher: Option<SwitcherView>,
+    /// The panel open over the frame, if any: the session switcher or the inbox.
+    pub overlay: Option<Overlay>,
+}
+
+/// A panel the window opens over the frame; it hides what is under it and moves nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Overlay {
+    /// The session switcher (`Ctrl+P`).
+    Switcher(SwitcherView),
+    /// The questions inbox (`i`).
+    Inbox(InboxView),
+}
+
+impl Overlay {
+    /// The same overlay with its selection pulled back within its rows.
+    fn checked(self) -> Overlay {
+        match self {
+            Overlay::Switcher(mut view) => {
+                view.selected = view.selected.min(view.rows.len().saturating_sub(1));
+                Overlay::Switcher(view)
+            }
+            Overlay::Inbox(mut view) => {
+                view.selected = view.selected.min(view.rows.len().saturating_sub(1));
+                Overlay::Inbox(view)
+            }
+        }
+    }
 }
 
 /// A request that cannot be honoured: which field, and why.
@@ -146,8 +172,8 @@ pub struct Intent {
     pub notice: Option<Notice>,
     /// The wall clock, for countdowns.
     pub now: Option<std::time::SystemTime>,
-    /// The session switcher, when open, with its selection within its rows.
-    pub switcher: Option<SwitcherView>,
+    /// The panel open over the frame, with its selection within its rows.
+    pub overlay: Option<Overlay>,
     /// The language of the surface's own words, the session's.
     pub lang: Lang,
 }
@@ -250,10 +276,7 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         elsewhere: request.elsewhere,
         notice: request.notice.clone(),
         now: request.now,
-        switcher: request.switcher.clone().map(|mut switcher| {
-            switcher.selected = switcher.selected.min(switcher.rows.len().saturating_sub(1));
-            switcher
-        }),
+        overlay: request.overlay.clone().map(Overlay::checked),
         lang: Lang::of(snapshot),
     })
 }

@@ -14,6 +14,7 @@ mod answering;
 mod color;
 mod declutter;
 mod identity;
+mod inbox;
 mod intent;
 mod layout;
 mod markdown;
@@ -35,8 +36,9 @@ pub use answering::{AnswerField, AnswerView, CardHit, FieldCaret};
 pub use color::Color;
 pub use declutter::Presentation;
 pub use identity::PaintId;
+pub use inbox::{InboxRow, InboxView, WaitingKind};
 pub use intent::{
-    resolve_intent, Elsewhere, IntentError, IntentRequest, Notice, ScrollAnchor, Viewport,
+    resolve_intent, Elsewhere, IntentError, IntentRequest, Notice, Overlay, ScrollAnchor, Viewport,
     VIEWPORT_RANGE,
 };
 pub use layout::{frame_regions, CardLayout, FrameLayout, FrameRegions, HitTarget};

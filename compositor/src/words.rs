@@ -117,6 +117,18 @@ pub enum Word {
     ReadingSessions,
     /// The switcher's mark on the session shown now.
     ShownNow,
+    /// The inbox's heading.
+    InboxTitle,
+    /// The keys of the inbox.
+    InboxKeys,
+    /// The inbox when nothing waits anywhere.
+    InboxEmpty,
+    /// The inbox's mark on a question of the session shown now.
+    InThisSession,
+    /// The inbox's mark on a confirmation.
+    ConfirmationMark,
+    /// The inbox's mark on a clarification batch.
+    QuestionMark,
 }
 
 /// Something counted.
@@ -136,6 +148,8 @@ pub enum Noun {
     Character,
     /// Sessions.
     Session,
+    /// Sessions, after "in" (the Russian locative: «в 2 сессиях»).
+    InSession,
     /// Messages.
     Message,
 }
@@ -278,6 +292,18 @@ impl Lang {
             (Lang::Ru, ReadingSessions) => "Читаю сессии…",
             (Lang::En, ShownNow) => "shown",
             (Lang::Ru, ShownNow) => "открыта",
+            (Lang::En, InboxTitle) => "Waiting for you",
+            (Lang::Ru, InboxTitle) => "Ждут вас",
+            (Lang::En, InboxKeys) => "oldest first · ↑↓ j k choose · Enter answer · Esc close",
+            (Lang::Ru, InboxKeys) => "сначала давние · ↑↓ j k выбор · Enter ответить · Esc закрыть",
+            (Lang::En, InboxEmpty) => "Nothing waits in any session",
+            (Lang::Ru, InboxEmpty) => "Ни в одной сессии ничего не ждёт",
+            (Lang::En, InThisSession) => "this session",
+            (Lang::Ru, InThisSession) => "эта сессия",
+            (Lang::En, ConfirmationMark) => "confirm",
+            (Lang::Ru, ConfirmationMark) => "подтвердить",
+            (Lang::En, QuestionMark) => "question",
+            (Lang::Ru, QuestionMark) => "вопрос",
         }
     }
 
@@ -300,6 +326,8 @@ impl Lang {
             (Lang::Ru, Noun::Character) => ["знак", "знака", "знаков"],
             (Lang::En, Noun::Session) => ["session", "sessions", ""],
             (Lang::Ru, Noun::Session) => ["сессия", "сессии", "сессий"],
+            (Lang::En, Noun::InSession) => ["session", "sessions", ""],
+            (Lang::Ru, Noun::InSession) => ["сессии", "сессиях", "сессиях"],
             (Lang::En, Noun::Message) => ["message", "messages", ""],
             (Lang::Ru, Noun::Message) => ["сообщение", "сообщения", "сообщений"],
         };
@@ -343,6 +371,29 @@ impl Lang {
         match self {
             Lang::En => format!("↓ {count} more below · End or click: newest"),
             Lang::Ru => format!("↓ ещё {count} ниже · End или щелчок: к новым"),
+        }
+    }
+
+    /// "3 waiting in 2 sessions": every question waiting, across the sessions followed.
+    pub fn waiting_across(self, questions: usize, sessions: usize) -> String {
+        match self {
+            Lang::En => format!(
+                "{questions} waiting in {}",
+                self.count(sessions, Noun::InSession)
+            ),
+            Lang::Ru => format!(
+                "{questions} ждут в {}",
+                self.count(sessions, Noun::InSession)
+            ),
+        }
+    }
+
+    /// "waited 4 min" / «ждёт 4 мин».
+    pub fn waited(self, duration: std::time::Duration) -> String {
+        let duration = duration_words(duration.as_secs_f64());
+        match self {
+            Lang::En => format!("waited {duration}"),
+            Lang::Ru => format!("ждёт {duration}"),
         }
     }
 
@@ -391,6 +442,16 @@ fn russian_form(count: usize) -> usize {
         1
     } else {
         2
+    }
+}
+
+/// A length of time in the surface's short units: "42 s", "7 min", "3 h".
+pub(crate) fn duration_words(seconds: f64) -> String {
+    let seconds = seconds.max(0.0).round() as u64;
+    match seconds {
+        0..=119 => format!("{seconds} s"),
+        120..=7199 => format!("{} min", seconds / 60),
+        _ => format!("{} h", seconds / 3600),
     }
 }
 

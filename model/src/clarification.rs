@@ -186,6 +186,15 @@ pub struct ClarificationBatch {
     pub revision: u64,
 }
 
+/// How long a question asked at `opened_at` (RFC 3339) has waited at `now`; none when the
+/// time does not parse, zero when it lies in the future (another machine's clock).
+pub(crate) fn waited(opened_at: &str, now: std::time::SystemTime) -> Option<std::time::Duration> {
+    use time::format_description::well_known::Rfc3339;
+    let opened = time::OffsetDateTime::parse(opened_at, &Rfc3339).ok()?;
+    let waited = time::OffsetDateTime::from(now) - opened;
+    Some(std::time::Duration::try_from(waited).unwrap_or(std::time::Duration::ZERO))
+}
+
 /// How long from `now` until a question asked at `opened_at` (RFC 3339) with a timeout of
 /// `timeout_s` seconds expires (zero once it has); none without a timeout, a readable time or
 /// a deadline a date can hold.
@@ -211,6 +220,12 @@ impl ClarificationBatch {
     /// server that starts after the batch was opened expire it when it was meant to.
     pub fn time_left(&self, now: std::time::SystemTime) -> Option<std::time::Duration> {
         time_left(&self.opened_at, self.spec.timeout_s, now)
+    }
+
+    /// How long the batch has waited at `now`, counted from when it was asked; none when its
+    /// time does not parse.
+    pub fn waited(&self, now: std::time::SystemTime) -> Option<std::time::Duration> {
+        waited(&self.opened_at, now)
     }
 
     /// The title to show: the batch's own, or its first item's header or prompt.
@@ -271,6 +286,28 @@ mod tests {
         );
         assert_eq!(batch(None, opened).time_left(SystemTime::now()), None);
         assert_eq!(batch(Some(90.0), "yesterday").time_left(later(0)), None);
+    }
+
+    #[test]
+    fn waited_counts_from_when_the_batch_was_asked() {
+        // 2026-12-02T10:00:00Z
+        let asked = UNIX_EPOCH + Duration::from_secs(1_796_205_600);
+        let opened = "2026-12-02T10:00:00+00:00";
+        assert_eq!(
+            batch(None, opened).waited(asked + Duration::from_secs(75)),
+            Some(Duration::from_secs(75))
+        );
+        assert_eq!(
+            batch(None, "2026-12-02T13:00:00+03:00").waited(asked + Duration::from_secs(5)),
+            Some(Duration::from_secs(5)),
+            "an offset is honoured"
+        );
+        assert_eq!(
+            batch(None, opened).waited(asked - Duration::from_secs(30)),
+            Some(Duration::ZERO),
+            "a time ahead of this clock has waited no time"
+        );
+        assert_eq!(batch(None, "soon").waited(asked), None);
     }
 
     #[test]

@@ -124,4 +124,10 @@ impl Confirmation {
     pub fn time_left(&self, now: std::time::SystemTime) -> Option<std::time::Duration> {
         crate::clarification::time_left(&self.opened_at, self.spec.timeout_s, now)
     }
+
+    /// How long the confirmation has waited at `now`, counted from when it was asked; none
+    /// when its time does not parse.
+    pub fn waited(&self, now: std::time::SystemTime) -> Option<std::time::Duration> {
+        crate::clarification::waited(&self.opened_at, now)
+    }
 }

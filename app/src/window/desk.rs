@@ -12,13 +12,13 @@
 
 use super::answer::Answering;
 use super::editor::{Clipboard, EditCommand};
-use super::keymap::{Command, KeyContext, SwitcherCommand};
+use super::inbox::{self, Inbox};
+use super::keymap::{Command, InboxCommand, KeyContext, SwitcherCommand};
 use super::opener;
 use super::session::{is_demo, SessionLog};
 use super::shelf::{Shelf, WaitingQuestion};
 use super::switcher::{Scanner, Switcher};
 use crate::agents::catalog::Folders;
-use chatsurface_compositor::Presentation;
 use chatsurface_compositor::{px, Pixels, Rect};
 use chatsurface_compositor::{AnswerField, CardHit};
 use chatsurface_compositor::{ChatSurfaceCompositor, FrameInfo};
@@ -26,6 +26,7 @@ use chatsurface_compositor::{Density, Theme};
 use chatsurface_compositor::{FontSet, TextSystem};
 use chatsurface_compositor::{FrameLayout, FrameRegions, HitTarget};
 use chatsurface_compositor::{IntentRequest, Notice, ScrollAnchor, Viewport};
+use chatsurface_compositor::{Overlay, Presentation};
 use chatsurface_model::{EventBody, History, NodeRef, Snapshot, ThreadId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -151,6 +152,8 @@ pub(super) struct Desk {
     scanner: Option<Scanner>,
     /// Where the switcher looks for sessions.
     pub folders: Folders,
+    /// The questions inbox, while it is open.
+    inbox: Option<Inbox>,
 }
 
 /// The default [`Desk::click_grace`]: longer than a human takes to notice a change and stop
@@ -205,6 +208,7 @@ impl Desk {
             switcher: None,
             scanner: None,
             folders: Folders::of_this_machine(),
+            inbox: None,
         }
     }
 
@@ -248,16 +252,25 @@ impl Desk {
                 alarm: status.alarm,
             }),
             now: Some(SystemTime::now()),
-            switcher: self
-                .switcher
-                .as_ref()
-                .map(|switcher| switcher.view(self.session().path())),
+            overlay: self.overlay(),
         }
     }
 
-    /// Whether the session switcher is open (cards are then not highlighted).
-    pub(super) fn switcher_open(&self) -> bool {
-        self.switcher.is_some()
+    /// The panel open over the frame: the switcher, or the inbox with what waits now.
+    fn overlay(&self) -> Option<Overlay> {
+        if let Some(switcher) = &self.switcher {
+            return Some(Overlay::Switcher(switcher.view(self.session().path())));
+        }
+        let inbox = self.inbox.as_ref()?;
+        Some(Overlay::Inbox(
+            inbox.view(inbox::gather(&self.shelf, SystemTime::now())),
+        ))
+    }
+
+    /// Whether a panel (the switcher, the inbox) is open over the frame (cards are then not
+    /// highlighted).
+    pub(super) fn overlay_open(&self) -> bool {
+        self.switcher.is_some() || self.inbox.is_some()
     }
 
     /// Whether an open question of the shown session has a deadline, so its countdown must
@@ -434,7 +447,7 @@ impl Desk {
         let snapshot = self.snapshot();
         let waiting_here =
             !is_demo(snapshot) && snapshot.open_questions() + snapshot.pending_confirmations() > 0;
-        if self.answering.is_none() && self.switcher.is_none() && !waiting_here {
+        if self.answering.is_none() && !self.overlay_open() && !waiting_here {
             let last = self.shelf.last_grown().to_path_buf();
             self.switch_to(&last);
         }
@@ -461,6 +474,7 @@ impl Desk {
         if self.switcher.take().is_some() {
             return;
         }
+        self.inbox = None;
         let scanner = self.scanner.get_or_insert_with(Scanner::start);
         self.switcher = Some(Switcher::new(scanner.latest()));
         self.hovered = None;
@@ -482,6 +496,34 @@ impl Desk {
                     self.open_session(&path);
                 }
                 None => self.say("no session matches what was typed"),
+            },
+        }
+    }
+
+    fn toggle_inbox(&mut self) {
+        if self.inbox.take().is_some() {
+            return;
+        }
+        self.switcher = None;
+        self.hovered = None;
+        self.inbox = Some(Inbox::default());
+    }
+
+    fn inbox_command(&mut self, command: InboxCommand) {
+        let Some(open) = &mut self.inbox else {
+            return;
+        };
+        let rows = inbox::gather(&self.shelf, SystemTime::now());
+        match command {
+            InboxCommand::Step(delta) => open.step(&rows, delta),
+            InboxCommand::Close => self.inbox = None,
+            InboxCommand::Answer => match open.chosen(&rows) {
+                Some(question) => {
+                    self.inbox = None;
+                    self.switch_to(&question.log);
+                    self.start_answering(question.node);
+                }
+                None => self.say("no open questions in any session"),
             },
         }
     }
@@ -698,6 +740,9 @@ impl Desk {
         if self.switcher.is_some() {
             return KeyContext::Switcher;
         }
+        if self.inbox.is_some() {
+            return KeyContext::Inbox;
+        }
         match &self.answering {
             Some(answering) if answering.history() == self.snapshot().history => {
                 answering.context(self.snapshot())
@@ -712,12 +757,14 @@ impl Desk {
         let command = match command {
             Command::ToggleSwitcher => return self.toggle_switcher(),
             Command::Switcher(command) => return self.switcher_command(command),
+            Command::ToggleInbox => return self.toggle_inbox(),
+            Command::Inbox(command) => return self.inbox_command(command),
             // Text an input method composed arrives as an edit, wherever the keyboard is.
             Command::Edit(EditCommand::Insert(text)) if self.switcher.is_some() => {
                 return self.switcher_command(SwitcherCommand::Type(text));
             }
-            // What the keymap sends only while the switcher is closed must not act behind it.
-            _ if self.switcher.is_some() => return,
+            // What the keymap sends only while no panel is open must not act behind one.
+            _ if self.overlay_open() => return,
             command => command,
         };
         let fonts = self.editor_fonts.font_system();
@@ -838,7 +885,10 @@ impl Desk {
                 }
             }
             // Taken above, before anything else could act on them.
-            Command::ToggleSwitcher | Command::Switcher(_) => {}
+            Command::ToggleSwitcher
+            | Command::Switcher(_)
+            | Command::ToggleInbox
+            | Command::Inbox(_) => {}
         }
     }
 
@@ -936,6 +986,9 @@ impl Desk {
         if self.switcher.is_some() {
             return self.click_switcher(target);
         }
+        if self.inbox.is_some() {
+            return self.click_inbox(target);
+        }
         let snapshot = self.shelf.shown().snapshot();
         match target {
             Some(HitTarget::OverviewThread(thread)) => {
@@ -975,8 +1028,8 @@ impl Desk {
                 self.open_attachment(node);
             }
             Some(HitTarget::Answer { node, hit }) => self.click_answer(node, hit),
-            // Drawn only while the switcher is open, which is handled above.
-            Some(HitTarget::SwitcherRow(_) | HitTarget::Switcher) | None => {}
+            // Drawn only while a panel is open, which is handled above.
+            Some(HitTarget::OverlayRow(_) | HitTarget::OverlayPanel) | None => {}
         }
     }
 
@@ -984,14 +1037,30 @@ impl Desk {
     /// and anywhere else closes the switcher without clicking what is behind it.
     fn click_switcher(&mut self, target: Option<HitTarget>) {
         match target {
-            Some(HitTarget::SwitcherRow(row)) => {
+            Some(HitTarget::OverlayRow(row)) => {
                 if let Some(switcher) = &mut self.switcher {
                     switcher.select(row);
                 }
                 self.switcher_command(SwitcherCommand::Open);
             }
-            Some(HitTarget::Switcher) => {}
+            Some(HitTarget::OverlayPanel) => {}
             _ => self.switcher = None,
+        }
+    }
+
+    /// A click while the inbox is open: a row answers its question, the panel does nothing,
+    /// and anywhere else closes the inbox without clicking what is behind it.
+    fn click_inbox(&mut self, target: Option<HitTarget>) {
+        match target {
+            Some(HitTarget::OverlayRow(row)) => {
+                let rows = inbox::gather(&self.shelf, SystemTime::now());
+                if let Some(open) = &mut self.inbox {
+                    open.select(&rows, row);
+                }
+                self.inbox_command(InboxCommand::Answer);
+            }
+            Some(HitTarget::OverlayPanel) => {}
+            _ => self.inbox = None,
         }
     }
 
@@ -1762,10 +1831,108 @@ mod mouse_tests {
             .hits
             .iter()
             .filter_map(|(_, target)| match target {
-                HitTarget::SwitcherRow(row) => Some(*row),
+                HitTarget::OverlayRow(row) => Some(*row),
                 _ => None,
             })
             .collect()
+    }
+
+    /// The inbox the desk would draw now.
+    fn inbox_view(desk: &Desk) -> chatsurface_compositor::InboxView {
+        match desk.overlay() {
+            Some(Overlay::Inbox(view)) => view,
+            other => panic!("the inbox is not open: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_inbox_lists_every_waiting_question_oldest_first_and_enter_answers_the_chosen_one() {
+        let (_root, dir) = scratch_store();
+        let quiet = Agent::start(&dir, "quiet");
+        // The later question is in the session whose path sorts first, so the order drawn
+        // is the questions' age, not the shelf's.
+        let mut early = Agent::start(&dir, "z-early");
+        let mut late = Agent::start(&dir, "a-late");
+        early.ask_choice();
+        late.ask_confirmation();
+        let mut desk = desk_over(&dir, quiet.writer.path());
+        desk.look();
+        desk.switch_to(quiet.writer.path());
+
+        desk.command(Command::ToggleInbox);
+        assert_eq!(desk.key_context(), KeyContext::Inbox);
+        let view = inbox_view(&desk);
+        let sessions: Vec<&str> = view.rows.iter().map(|row| row.session.as_str()).collect();
+        assert_eq!(sessions, ["Session z-early", "Session a-late"]);
+        assert_eq!(view.sessions, 2);
+        assert_eq!(view.rows[0].asks, "Pick one");
+        assert_eq!(view.rows[0].thread, "Main");
+        assert_eq!(
+            view.rows[1].kind,
+            chatsurface_compositor::WaitingKind::Confirmation
+        );
+        assert_eq!(view.rows[1].asks, "Go? — Roll out now?");
+        assert!(view
+            .rows
+            .iter()
+            .all(|row| !row.here && row.waited.is_some()));
+
+        // What answers behind the panel does nothing while it is open.
+        desk.command(Command::Submit);
+        desk.command(Command::Decline);
+        assert!(early.answers_written().is_empty() && late.answers_written().is_empty());
+
+        // A question arriving elsewhere moves neither the session shown nor the selection.
+        desk.command(Command::Inbox(InboxCommand::Step(1)));
+        let mut third = Agent::start(&dir, "m-third");
+        third.ask_choice();
+        early.take_back();
+        desk.look();
+        assert_eq!(desk.session().path(), quiet.writer.path());
+        let view = inbox_view(&desk);
+        assert_eq!(
+            view.rows.len(),
+            2,
+            "the withdrawn question left, the new one came"
+        );
+        assert_eq!(view.rows[view.selected].session, "Session a-late");
+
+        desk.command(Command::Inbox(InboxCommand::Answer));
+        assert!(desk.overlay().is_none());
+        assert_eq!(desk.session().path(), late.writer.path());
+        assert_eq!(
+            desk.answering().map(Answering::node),
+            Some(NodeRef::Confirmation(0))
+        );
+    }
+
+    #[test]
+    fn a_click_on_an_inbox_row_answers_that_question_and_a_click_outside_closes_it() {
+        let (_root, dir) = scratch_store();
+        let quiet = Agent::start(&dir, "quiet");
+        let mut asking = Agent::start(&dir, "asking");
+        asking.ask_choice();
+        let mut desk = desk_over(&dir, quiet.writer.path());
+        desk.look();
+        desk.switch_to(quiet.writer.path());
+        desk.click_grace = Duration::ZERO;
+
+        desk.command(Command::ToggleInbox);
+        desk.lay_out(viewport());
+        // Outside the panel: the inbox closes and nothing behind it is clicked.
+        desk.click(2.0, 690.0);
+        assert!(desk.overlay().is_none());
+        assert_eq!(desk.session().path(), quiet.writer.path());
+
+        desk.command(Command::ToggleInbox);
+        desk.lay_out(viewport());
+        let row = hit_of(&desk, |target| *target == HitTarget::OverlayRow(0));
+        click_at(&mut desk, row);
+        assert_eq!(desk.session().path(), asking.writer.path());
+        assert_eq!(
+            desk.answering().map(Answering::node),
+            Some(NodeRef::Batch(0))
+        );
     }
 
     #[test]
@@ -1834,7 +2001,7 @@ mod mouse_tests {
         desk.lay_out(viewport());
         desk.command(Command::Switcher(SwitcherCommand::Type("native".into())));
         desk.lay_out(viewport());
-        let row = hit_of(&desk, |target| *target == HitTarget::SwitcherRow(0));
+        let row = hit_of(&desk, |target| *target == HitTarget::OverlayRow(0));
         click_at(&mut desk, row);
         assert_eq!(desk.session().path(), agent.writer.path());
     }

@@ -84,6 +84,19 @@ pub(super) enum KeyContext {
     },
     /// The session switcher is open: keys filter and choose.
     Switcher,
+    /// The questions inbox is open: keys choose a question to answer.
+    Inbox,
+}
+
+/// What a key press asks of the open inbox.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum InboxCommand {
+    /// Move the selection by this many rows.
+    Step(isize),
+    /// Answer the selected question: show its session and start answering it.
+    Answer,
+    /// Close the inbox, showing what was shown before.
+    Close,
 }
 
 /// What a key press asks of the open session switcher.
@@ -150,6 +163,10 @@ pub(super) enum Command {
     ToggleSwitcher,
     /// A key for the open session switcher.
     Switcher(SwitcherCommand),
+    /// Open the questions inbox, or close it when open.
+    ToggleInbox,
+    /// A key for the open inbox.
+    Inbox(InboxCommand),
 }
 
 /// The command for a key press in a context, if any.
@@ -161,6 +178,9 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
     }
     if context == KeyContext::Switcher {
         return switcher(key, *modifiers).map(Command::Switcher);
+    }
+    if context == KeyContext::Inbox {
+        return inbox(key, *modifiers).map(Command::Inbox);
     }
     // Keys that mean the same wherever the keyboard is.
     match key {
@@ -216,6 +236,10 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
         (Key::Enter, _) => Some(Command::NextItem),
         _ => match (character, context) {
             (Some('o'), _) => Some(Command::NextOpenQuestion),
+            // Typed into a choice's own answer otherwise (below).
+            (Some('i'), context) if context != KeyContext::ChoiceItem { custom: true } => {
+                Some(Command::ToggleInbox)
+            }
             (Some('j'), KeyContext::Browsing) => Some(Command::NextCard),
             (Some('k'), KeyContext::Browsing) => Some(Command::PreviousCard),
             (Some('s'), KeyContext::ChoiceItem { .. } | KeyContext::YesNoItem) => {
@@ -253,6 +277,27 @@ fn switcher(key: &Key, modifiers: Modifiers) -> Option<SwitcherCommand> {
             _ => None,
         },
         Key::Character(text) => Some(SwitcherCommand::Type(text.clone())),
+        _ => None,
+    }
+}
+
+fn inbox(key: &Key, modifiers: Modifiers) -> Option<InboxCommand> {
+    match key {
+        Key::Escape => Some(InboxCommand::Close),
+        // Plain or with Ctrl: Ctrl+Enter must not reach the question behind the panel.
+        Key::Enter => Some(InboxCommand::Answer),
+        Key::Down => Some(InboxCommand::Step(1)),
+        Key::Up => Some(InboxCommand::Step(-1)),
+        Key::Tab if modifiers.shift => Some(InboxCommand::Step(-1)),
+        Key::Tab => Some(InboxCommand::Step(1)),
+        Key::PageDown => Some(InboxCommand::Step(10)),
+        Key::PageUp => Some(InboxCommand::Step(-10)),
+        Key::Character(text) if !modifiers.ctrl => match text.as_str() {
+            "j" => Some(InboxCommand::Step(1)),
+            "k" => Some(InboxCommand::Step(-1)),
+            "i" => Some(InboxCommand::Close),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -319,6 +364,61 @@ mod tests {
     }
 
     const TYPING: KeyContext = KeyContext::Typing { multiline: false };
+
+    #[test]
+    fn i_opens_the_inbox_wherever_it_is_not_a_letter_typed_and_its_keys_choose() {
+        for context in [
+            KeyContext::Browsing,
+            KeyContext::YesNoItem,
+            KeyContext::Confirmation,
+            KeyContext::ChoiceItem { custom: false },
+        ] {
+            assert_eq!(
+                command_for(&ch("i"), context),
+                Some(Command::ToggleInbox),
+                "{context:?}"
+            );
+        }
+        assert_eq!(
+            command_for(&ch("i"), TYPING),
+            Some(Command::Edit(EditCommand::Insert("i".into())))
+        );
+        assert_eq!(
+            command_for(&ch("i"), KeyContext::ChoiceItem { custom: true }),
+            Some(Command::TypeInto("i".into()))
+        );
+        assert_eq!(
+            command_for(&ch("i"), KeyContext::Switcher),
+            Some(Command::Switcher(SwitcherCommand::Type("i".into())))
+        );
+        let inbox = |press: KeyPress| command_for(&press, KeyContext::Inbox);
+        assert_eq!(inbox(ch("i")), Some(Command::Inbox(InboxCommand::Close)));
+        assert_eq!(
+            inbox(press(Key::Escape)),
+            Some(Command::Inbox(InboxCommand::Close))
+        );
+        assert_eq!(inbox(ch("j")), Some(Command::Inbox(InboxCommand::Step(1))));
+        assert_eq!(
+            inbox(press(Key::Up)),
+            Some(Command::Inbox(InboxCommand::Step(-1)))
+        );
+        assert_eq!(
+            inbox(press(Key::Enter)),
+            Some(Command::Inbox(InboxCommand::Answer))
+        );
+        // Keys that answer or decline behind the panel do nothing, or choose, in it.
+        assert_eq!(
+            inbox(ctrl(Key::Enter)),
+            Some(Command::Inbox(InboxCommand::Answer))
+        );
+        assert_eq!(inbox(ctrl(Key::Character("d".into()))), None);
+        assert_eq!(inbox(ch("y")), None);
+        assert_eq!(inbox(ch("1")), None);
+        assert_eq!(
+            command_for(&ctrl(Key::Character("p".into())), KeyContext::Inbox),
+            Some(Command::ToggleSwitcher)
+        );
+    }
 
     #[test]
     fn ctrl_p_opens_the_switcher_from_anywhere_and_its_keys_filter_and_choose() {

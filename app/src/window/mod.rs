@@ -11,6 +11,7 @@ mod answer;
 mod desk;
 mod editor;
 mod gpu;
+mod inbox;
 mod keymap;
 mod layers;
 mod opener;
@@ -209,8 +210,8 @@ impl WindowApp {
                 .update(&surface.gpu, self.desk.compositor(), &mut frame, scale);
         let palette = Style::new(self.options.theme, self.options.density).palette;
         let mut highlights = Vec::new();
-        // The switcher lies over the cards: their highlights would be drawn over it.
-        let cards_highlighted = !self.desk.switcher_open();
+        // A panel lies over the cards: their highlights would be drawn over it.
+        let cards_highlighted = !self.desk.overlay_open();
         if let Some(rect) = self
             .desk
             .hovered

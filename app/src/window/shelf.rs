@@ -117,6 +117,14 @@ impl Shelf {
         true
     }
 
+    /// The snapshot of a session the shelf follows.
+    pub(super) fn snapshot_of(&self, log: &Path) -> Option<&chatsurface_model::Snapshot> {
+        if self.shown.log.path() == log {
+            return Some(self.shown.log.snapshot());
+        }
+        self.others.get(log).map(|shelved| shelved.log.snapshot())
+    }
+
     /// Whether the shelf follows the session at `log`.
     pub(super) fn holds(&self, log: &Path) -> bool {
         self.shown.log.path() == log || self.others.contains_key(log)

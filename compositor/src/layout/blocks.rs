@@ -15,7 +15,7 @@ use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::{Palette, Style};
 use crate::units::Pixels;
-use crate::words::{Lang, Noun, Word};
+use crate::words::{duration_words, Lang, Noun, Word};
 use chatsurface_model::{
     AnswerKind, BatchStatus, ClarificationBatch, ClarificationItem, ClarificationResponse,
     Confirmation, ConfirmationStatus, MessageNode, NodeRef, Role, Snapshot, ThreadStatus,
@@ -1236,15 +1236,6 @@ fn deadline_label(
         colored(words, color, left.is_some_and(|left| left.as_secs() < 30)),
         painter.single(painter.small(color)),
     ))
-}
-
-fn duration_words(seconds: f64) -> String {
-    let seconds = seconds.max(0.0).round() as u64;
-    match seconds {
-        0..=119 => format!("{seconds} s"),
-        120..=7199 => format!("{} min", seconds / 60),
-        _ => format!("{} h", seconds / 3600),
-    }
 }
 
 /// The badge and colour of how a confirmation stands.

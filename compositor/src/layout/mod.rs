@@ -11,7 +11,9 @@ mod blocks;
 mod cache;
 mod card;
 mod header;
+mod inbox;
 mod lines;
+mod list_panel;
 mod overview;
 mod switcher;
 mod transcript;
@@ -20,7 +22,7 @@ pub use card::CardLayout;
 
 use crate::answering::CardHit;
 use crate::declutter::{DeclutteredView, Presentation};
-use crate::intent::{Intent, ScrollAnchor};
+use crate::intent::{Intent, Overlay, ScrollAnchor};
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{FontSet, SpanStyle, TextSystem};
 use crate::units::{Pixels, Point, Rect};
@@ -52,10 +54,11 @@ pub enum HitTarget {
         /// The part.
         hit: CardHit,
     },
-    /// A row of the session switcher, by its index in `SwitcherView::rows`.
-    SwitcherRow(usize),
-    /// The session switcher's panel outside its rows.
-    Switcher,
+    /// A row of the panel open over the frame (the session switcher or the inbox), by its
+    /// index in that view's `rows`.
+    OverlayRow(usize),
+    /// The open panel outside its rows.
+    OverlayPanel,
 }
 
 /// A transcript card placed in the frame. Cards are kept apart from the scene, so a GPU
@@ -292,12 +295,15 @@ impl LayoutEngine {
             // Overlays are hit first: the pill lies over the cards.
             hits.insert(0, (pill, HitTarget::MoreBelow));
         }
-        if let Some(switcher) = &intent.switcher {
+        if let Some(overlay) = &intent.overlay {
+            let panel = match overlay {
+                Overlay::Switcher(view) => switcher::switcher_panel(view, &style, intent.lang),
+                Overlay::Inbox(view) => inbox::inbox_panel(view, &style, intent.lang),
+            };
             // Over everything, so hit before everything.
-            let over = switcher::paint_switcher(
-                switcher,
+            let over = panel.paint(
                 scene.bounds(),
-                (&style, intent.lang),
+                &style,
                 &mut scene,
                 &mut self.lines,
                 &mut self.text,
