@@ -319,6 +319,9 @@ pub struct OpenArgs {
     /// Where --bench-frames writes its statistics (JSON).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
+    /// No desktop notification when a question arrives in another session.
+    #[arg(long)]
+    pub no_notify: bool,
 }
 
 /// A path to write a PNG to: refused when its extension names another format, so that

@@ -56,10 +56,17 @@ fn have(tool: &str) -> bool {
 
 /// Whether the tools are here; a missing tool fails under CI and skips elsewhere.
 fn tools_present() -> bool {
-    let missing: Vec<_> = ["Xvfb", "xdotool", "import"]
-        .into_iter()
-        .filter(|tool| !have(tool))
-        .collect();
+    let missing: Vec<_> = [
+        "Xvfb",
+        "xdotool",
+        "import",
+        "dbus-daemon",
+        "dunst",
+        "dunstctl",
+    ]
+    .into_iter()
+    .filter(|tool| !have(tool))
+    .collect();
     if missing.is_empty() {
         return true;
     }
@@ -756,6 +763,176 @@ fn the_inbox_answers_the_question_chosen_in_it_in_its_own_session() {
     let _ = deployer.wait();
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
+}
+
+/// A private D-Bus session bus with a real notification server on it (dunst, on the test's
+/// X display), both stopped when dropped.
+struct NotificationServer {
+    address: String,
+    display: String,
+    bus: Child,
+    dunst: Child,
+}
+
+impl NotificationServer {
+    fn start(display: &Display) -> NotificationServer {
+        let address = format!("unix:path={}", display.runtime.join("bus").display());
+        let bus = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", &format!("--address={address}")])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("dbus-daemon starts");
+        let started = Instant::now();
+        while !display.runtime.join("bus").exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "no session bus"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let dunst = display
+            .command("dunst")
+            .env("DBUS_SESSION_BUS_ADDRESS", &address)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dunst starts");
+        let server = NotificationServer {
+            address,
+            display: display.name.clone(),
+            bus,
+            dunst,
+        };
+        let started = Instant::now();
+        while !server.dunstctl(&["count"]).contains("History") {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "dunst does not answer"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+
+    fn dunstctl(&self, args: &[&str]) -> String {
+        let output = Command::new("dunstctl")
+            .args(args)
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.address)
+            .env("DISPLAY", &self.display)
+            .output()
+            .expect("dunstctl runs");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// The summaries of every notification received so far (closing those still shown, so
+    /// dunst's history holds them).
+    fn summaries(&self) -> Vec<String> {
+        self.dunstctl(&["close-all"]);
+        std::thread::sleep(Duration::from_millis(200));
+        let history: Value = serde_json::from_str(&self.dunstctl(&["history"])).unwrap();
+        history["data"][0]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|notification| notification["summary"]["data"].as_str())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl Drop for NotificationServer {
+    fn drop(&mut self) {
+        for child in [&mut self.dunst, &mut self.bus] {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[test]
+fn a_question_in_another_session_raises_a_desktop_notification_unless_told_not_to() {
+    if !tools_present() {
+        return;
+    }
+    let display = Display::start("notify");
+    let notifications = NotificationServer::start(&display);
+    let mut command = display.chatsurface();
+    command
+        .env("DBUS_SESSION_BUS_ADDRESS", &notifications.address)
+        .args(["open", "--size", "1000x700"]);
+    let mut window = Window::spawn(&display, command);
+    wait_for_socket(&display);
+    let mut deployer = ask_confirmation(
+        &display,
+        "deployer",
+        "Roll out 4.13 to prod now?",
+        ["Roll", "Wait"],
+    );
+    wait_for_title(
+        &display,
+        &window,
+        "the deployer's question shows",
+        |title| title.starts_with("deployer") && title.contains("1 confirmation"),
+    );
+    // Answering the deployer's question: the notification must not take it away.
+    display.keys(&["o"]);
+    let mut reviewer = ask_confirmation(
+        &display,
+        "reviewer",
+        "Merge PR #812 (touches auth)?",
+        ["Merge", "Hold"],
+    );
+    let started = Instant::now();
+    let summaries = loop {
+        let summaries = notifications.summaries();
+        if !summaries.is_empty() || started.elapsed() > Duration::from_secs(20) {
+            break summaries;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert_eq!(
+        summaries,
+        ["reviewer asks to confirm: reviewer — Merge PR #812 (touches auth)?"],
+        "one notification, for the question in the other session only"
+    );
+    let title = display.xdotool(&["getwindowname", &window.id]);
+    assert!(title.starts_with("deployer"), "the window stayed: {title}");
+    read_the_confirmation();
+    display.keys(&["ctrl+Return"]);
+    let accepted = deployer.wait().unwrap();
+    assert_eq!(
+        accepted.code(),
+        Some(0),
+        "the deployer's question, still in hand, was accepted"
+    );
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+    let _ = reviewer.kill();
+    let _ = reviewer.wait();
+
+    let mut command = display.chatsurface();
+    command
+        .env("DBUS_SESSION_BUS_ADDRESS", &notifications.address)
+        .args(["open", "--size", "1000x700", "--no-notify"]);
+    let mut window = Window::spawn(&display, command);
+    wait_for_socket(&display);
+    let mut auditor = ask_confirmation(&display, "auditor", "Rotate the keys?", ["Rotate", "Keep"]);
+    let mut scaler = ask_confirmation(&display, "scaler", "Scale to 40 nodes?", ["Scale", "Hold"]);
+    wait_for_title(&display, &window, "both questions are in", |title| {
+        title.contains("1 waiting in 1 other session")
+    });
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        notifications.summaries().len(),
+        1,
+        "--no-notify: nothing more was announced"
+    );
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+    for asker in [&mut auditor, &mut scaler] {
+        let _ = asker.kill();
+        let _ = asker.wait();
+    }
 }
 
 #[test]

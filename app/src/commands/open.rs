@@ -41,6 +41,7 @@ pub(super) fn run(args: &OpenArgs) -> Result<(), AppError> {
         bench_frames: args.bench_frames,
         stats: args.stats.clone(),
         follow_store,
+        notify: !args.no_notify,
     };
     outlive_a_window_panic(
         || crate::window::run(options),

@@ -14,6 +14,7 @@ use super::answer::Answering;
 use super::editor::{Clipboard, EditCommand};
 use super::inbox::{self, Inbox};
 use super::keymap::{Command, InboxCommand, KeyContext, SwitcherCommand};
+use super::notify::{Announcer, DesktopNotice};
 use super::opener;
 use super::session::{is_demo, SessionLog};
 use super::shelf::{Shelf, WaitingQuestion};
@@ -154,6 +155,12 @@ pub(super) struct Desk {
     pub folders: Folders,
     /// The questions inbox, while it is open.
     inbox: Option<Inbox>,
+    /// What of the waiting questions was news.
+    announcer: Announcer,
+    /// Notifications of questions new in other sessions, for the window to deliver.
+    pub notices: Vec<DesktopNotice>,
+    /// Whether the store's logs were looked at once.
+    looked: bool,
 }
 
 /// The default [`Desk::click_grace`]: longer than a human takes to notice a change and stop
@@ -209,6 +216,9 @@ impl Desk {
             scanner: None,
             folders: Folders::of_this_machine(),
             inbox: None,
+            announcer: Announcer::default(),
+            notices: Vec::new(),
+            looked: false,
         }
     }
 
@@ -441,6 +451,9 @@ impl Desk {
             self.status = Some(Status::alarm(error));
         }
         if growth.grown.is_empty() {
+            if !self.looked {
+                self.announce();
+            }
             return listed;
         }
         // The fold keeps these counts per thread: no walk of the timeline per look.
@@ -451,7 +464,17 @@ impl Desk {
             let last = self.shelf.last_grown().to_path_buf();
             self.switch_to(&last);
         }
+        // After the move: a question the window has just brought on screen is no news.
+        self.announce();
         true
+    }
+
+    /// Notes a notice for each question new since the last look in a session not shown; the
+    /// first look only learns what waited before the window opened.
+    fn announce(&mut self) {
+        self.looked = true;
+        let waiting = inbox::gather(&self.shelf, SystemTime::now());
+        self.notices.extend(self.announcer.fresh(&waiting));
     }
 
     /// While the switcher is open, asks for a fresh list of sessions now and then and takes
@@ -1904,6 +1927,42 @@ mod mouse_tests {
             desk.answering().map(Answering::node),
             Some(NodeRef::Confirmation(0))
         );
+    }
+
+    #[test]
+    fn a_question_new_in_another_session_is_announced_once_and_moves_nothing() {
+        let (_root, dir) = scratch_store();
+        let mut shown = Agent::start(&dir, "shown");
+        let mut before = Agent::start(&dir, "before");
+        before.ask_choice();
+        shown.ask_choice();
+        let mut desk = desk_over(&dir, shown.writer.path());
+        desk.look();
+        assert!(
+            desk.notices.is_empty(),
+            "what waited before the window is no news"
+        );
+        desk.command(Command::NextOpenQuestion);
+        let answering = desk.answering().map(Answering::node);
+        assert!(answering.is_some());
+
+        let mut other = Agent::start(&dir, "other");
+        other.ask_confirmation();
+        shown.ask_choice();
+        desk.look();
+        let notices = std::mem::take(&mut desk.notices);
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        assert_eq!(
+            notices[0].summary,
+            "chatsurface asks to confirm: Go? — Roll out now?"
+        );
+        assert!(notices[0].body.starts_with("Session other › Main"));
+        assert_eq!(desk.session().path(), shown.writer.path());
+        assert_eq!(desk.answering().map(Answering::node), answering);
+        desk.look();
+        other.say("still there");
+        desk.look();
+        assert!(desk.notices.is_empty(), "announced once");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod gpu;
 mod inbox;
 mod keymap;
 mod layers;
+mod notify;
 mod opener;
 mod session;
 mod shelf;
@@ -73,6 +74,8 @@ pub struct WindowOptions {
     /// session written most recently (an agent's new question) whenever the human is not in
     /// the middle of an answer.
     pub follow_store: Option<PathBuf>,
+    /// Whether a question new in another session raises a desktop notification.
+    pub notify: bool,
 }
 
 /// Opens the window and runs until it is closed.
@@ -134,6 +137,8 @@ struct WindowApp {
     key_pressed_at: Option<Instant>,
     stats: FrameStats,
     failure: Option<AppError>,
+    /// Delivers the desk's notices, unless `--no-notify`.
+    notifier: Option<notify::Notifier>,
 }
 
 impl WindowApp {
@@ -146,7 +151,6 @@ impl WindowApp {
             FontSet::BundledWithSystemFallback,
         );
         WindowApp {
-            options,
             stop: stop::on_signals(),
             desk,
             surface: None,
@@ -161,6 +165,9 @@ impl WindowApp {
             key_pressed_at: None,
             stats: FrameStats::default(),
             failure: None,
+            notifier: (options.notify && options.bench_frames.is_none())
+                .then(notify::Notifier::start),
+            options,
         }
     }
 
@@ -532,6 +539,11 @@ impl ApplicationHandler for WindowApp {
         if now >= self.next_look {
             if self.desk.look() {
                 self.redraw_soon();
+            }
+            for notice in self.desk.notices.drain(..) {
+                if let Some(notifier) = &self.notifier {
+                    notifier.send(notice);
+                }
             }
             self.next_look = now + FOLLOW_INTERVAL;
         }
