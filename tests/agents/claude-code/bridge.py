@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """The Claude Code bridge end to end: the real interactive Claude Code in tmux, its hook
-installed by `chatsurface install claude-code --project`, the real `chatsurface serve`, and
-the human answering on the surface (the operator's `POST /v1/pending/{id}`, what the window
-sends), against tests/agents/fake_anthropic.py.
+installed by `chatsurface install claude-code --project`, the real surface, and the human
+answering on it, against tests/agents/fake_anthropic.py. In steps 1 and 2 the surface is the
+real window (`chatsurface` alone, under Xvfb), answered with keys typed through xdotool; from
+step 5 on it is `chatsurface serve`, answered with the operator's `POST /v1/pending/{id}`,
+what the window sends.
 
 Usage: bridge.py CLAUDE_BIN CHATSURFACE_BIN
 
 It checks, on what Claude Code sends back to the model and on what the surface holds:
 1. an AskUserQuestion of two questions (one multi-select) appears on the surface as one batch
-   in the session `claude-code-<Claude Code's session id>`; the answers given there (a label
-   with a note, two labels) reach the model as Claude Code's own answer text;
-2. a Bash call declined on the surface with a comment reaches the model as an error carrying
-   that comment, and the command does not run;
+   in the session `claude-code-<Claude Code's session id>`; the answers given there in the
+   window (a label, two labels) reach the model as Claude Code's own answer text;
+2. a Bash call declined in the window with a comment typed there reaches the model as an
+   error carrying that comment, and the command does not run;
 3. a permission answered in the terminal first runs the command, and its question on the
    surface shows as withdrawn;
 4. with the surface stopped, the hook gives up at once and the terminal's prompt decides;
@@ -32,7 +34,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from surface import Surface  # noqa: E402  (the bridges' shared module, beside this folder)
+from surface import Surface, Window  # noqa: E402  (the bridges' shared module, beside this folder)
 from terminal import Terminal  # noqa: E402  (the drivers' shared module, beside this folder)
 
 # tmux starts Claude Code in the project folder, so a relative path must be resolved here.
@@ -51,7 +53,7 @@ QUESTIONS = [
 SCRIPT = [
     [{"text": "Two questions first."},
      {"tool_use": {"name": "AskUserQuestion", "input": {"questions": QUESTIONS}}}],
-    [{"text": "Noted: PostgreSQL, search and sync."}],
+    [{"text": "Noted: SQLite, search and sync."}],
     [{"tool_use": {"name": "Bash", "input": {"command": "rm -rf ./build",
                                              "description": "Delete the old build folder"}}}],
     [{"text": "Understood: I keep the build folder."}],
@@ -170,7 +172,7 @@ try:
                                env=env, capture_output=True, text=True)
     if installed.returncode != 0 or "added the PermissionRequest hook" not in installed.stdout:
         fail(f"install said {installed.stdout!r} {installed.stderr!r}")
-    surface = surface_api.start(processes)
+    window = Window(surface_api, processes)
     server = subprocess.Popen([sys.executable, os.path.join(here, "..", "fake_anthropic.py"),
                                os.path.join(work, "script.json"), port_file, requests_file])
     processes.append(server)
@@ -188,32 +190,36 @@ try:
     if prompts != [question["question"] for question in QUESTIONS]:
         fail(f"the batch asks {prompts}")
     wait_until("Claude Code's own prompt beside it", lambda: "Which database should we use?" in pane())
-    api("POST", f"/v1/pending/{batch['id']}", {"answers": [
-        {"item_id": "q1", "selected": ["o2"], "text": "we already run one"},
-        {"item_id": "q2", "selected": ["o1", "o3"]}]})
-    wait_until("the model's reply", lambda: "Noted: PostgreSQL" in pane())
+    # The window moves to the session that asks; o takes the first item: 1 picks SQLite; Tab
+    # to the features, where 1 and 3 pick Search and Sync; Ctrl+Enter sends the batch.
+    window.wait_for_title("the batch in the window", lambda title: "2 open questions" in title)
+    window.keys("o", "1", "Tab", "1", "3", "ctrl+Return")
+    wait_until("the model's reply", lambda: "Noted: SQLite" in pane())
     [asked] = tool_results()
     text = result_text(asked)
-    for expected in ('"Which database should we use?"="PostgreSQL"', "we already run one",
+    for expected in ('"Which database should we use?"="SQLite"',
                      '"Which features first?"="Search, Sync"'):
         if expected not in text:
             fail(f"the model was told {text!r}, without {expected!r}")
-    print(f"1. answered on the surface; the model was told: {text[:160]}")
+    print(f"1. answered in the window; the model was told: {text[:160]}")
 
     # 2. A dangerous command, declined on the surface with a comment.
     type_line("Delete the old build folder")
     [confirmation] = wait_until("the confirmation on the surface", pending)
     if "rm -rf ./build" not in confirmation["message"]:
         fail(f"the confirmation says {confirmation}")
-    api("POST", f"/v1/pending/{confirmation['id']}",
-        {"outcome": "declined", "comment": "keep it, we need the artifacts"})
+    # o takes the confirmation, whose comment field takes typing; Ctrl+D declines with it.
+    window.wait_for_title("the confirmation in the window", lambda title: "1 confirmation" in title)
+    window.keys("o")
+    window.type_text("keep it, we need the artifacts")
+    window.keys("ctrl+d")
     wait_until("the model's reply", lambda: "I keep the build folder" in pane())
     denied = tool_results()[-1]
     if not denied.get("is_error") or "keep it, we need the artifacts" not in result_text(denied):
         fail(f"the model was told {denied}")
     if not os.path.isdir(os.path.join(project, "build")):
         fail("the declined command ran")
-    print(f"2. declined on the surface; the model was told: {result_text(denied)[:160]}")
+    print(f"2. declined in the window; the model was told: {result_text(denied)[:160]}")
 
     # 3. Answered in the terminal first: the surface's question is withdrawn.
     type_line("Mark the spot")
@@ -230,8 +236,8 @@ try:
     print("3. answered in the terminal; the surface's question is withdrawn")
 
     # 4. No surface: the terminal decides.
-    surface.send_signal(signal.SIGTERM)
-    surface.wait(timeout=10)
+    window.process.send_signal(signal.SIGTERM)
+    window.process.wait(timeout=10)
     type_line("Mark again")
     allow_in_terminal()
     wait_until("the model's reply", lambda: "Marked without a surface." in pane())
