@@ -1,20 +1,21 @@
 #!/usr/bin/env python3
 """The Codex bridge end to end: `chatsurface codex` running the real Codex app-server (npm
-@openai/codex, pinned in regenerate.sh) against tests/agents/fake_openai.py, the real
-`chatsurface serve`, and the human answering on the surface (the operator's
-`POST /v1/pending/{id}`, what the window sends).
+@openai/codex, pinned in regenerate.sh) against tests/agents/fake_openai.py, the real window
+as the surface (`chatsurface` alone under Xvfb, serving the API in-process), and the human
+answering in it with keys typed through xdotool.
 
 Usage: bridge.py CODEX_BIN CHATSURFACE_BIN
 
 It checks, on what Codex sends back to the model, on the project folder and on the surface:
 1. a command Codex asks to run appears on the surface as a confirmation in the session
-   `codex-<thread id>`; accepted there, it runs and its output reaches the model;
-2. a command declined there with a comment does not run, and the comment reaches the model
-   as the human's words;
+   `codex-<thread id>`; accepted in the window (Ctrl+Enter), it runs and its output reaches
+   the model;
+2. a command declined in the window with a comment typed there does not run, and the comment
+   reaches the model as the human's words;
 3. what Codex said and ran is mirrored into that session as messages (the human's prompts
    are not: the API keeps the human's role for the operator);
 4. in plan mode, Codex's questions (request_user_input) are one batch on the surface; the
-   answers given there (a label with a note, words of the human's own) reach the model under
+   answers given in the window (a label, words of the human's own) reach the model under
    Codex's ids;
 5. with no surface running, a command is declined, never run.
 Exits non-zero with what it saw when any of that does not hold.
@@ -29,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from surface import Surface  # noqa: E402  (the bridges' shared module, beside this folder)
+from surface import Surface, Window  # noqa: E402  (the bridges' shared module, beside this folder)
 
 codex = os.path.abspath(shutil.which(sys.argv[1]) or sys.argv[1])
 chatsurface = os.path.abspath(sys.argv[2])
@@ -139,7 +140,7 @@ try:
         f.write(f'model = "gpt-fake"\nmodel_provider = "fake"\n[model_providers.fake]\n'
                 f'name = "Fake"\nbase_url = "http://127.0.0.1:{open(port_file).read()}/v1"\n'
                 f'env_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n')
-    surface = surface_api.start(processes)
+    window = Window(surface_api, processes)
 
     # 1. A command accepted on the surface.
     bridge = start_bridge("Make a file")
@@ -147,11 +148,13 @@ try:
     session = run["session_id"]
     if run["kind"] != "confirmation" or not session.startswith("codex-") or "touch made-on-surface" not in run["message"]:
         fail(f"the confirmation is {run}")
-    api("POST", f"/v1/pending/{run['id']}", {"outcome": "accepted"})
+    window.wait_for_title("the confirmation in the window", lambda title: "1 confirmation" in title)
+    time.sleep(0.8)  # a confirmation takes no accept in its first half second on screen
+    window.keys("o", "ctrl+Return")
     wait_until("the command's output sent to the model", lambda: any("made-it" in o for o in outputs()))
     if not os.path.exists(os.path.join(project, "made-on-surface")):
         fail("the command accepted on the surface did not run")
-    print(f"1. accepted on the surface in {session}; the model was told: {outputs()[-1][-60:]!r}")
+    print(f"1. accepted in the window in {session}; the model was told: {outputs()[-1][-60:]!r}")
 
     # 2. A command declined on the surface with a comment.
     bridge.stdin.write("Delete the build folder\n")
@@ -159,14 +162,17 @@ try:
     [delete] = wait_until("the second confirmation on the surface", pending)
     if "rm -rf build" not in delete["message"]:
         fail(f"the confirmation is {delete}")
-    api("POST", f"/v1/pending/{delete['id']}", {"outcome": "declined", "comment": "keep it, we need the artifacts"})
+    window.wait_for_title("the second confirmation in the window", lambda title: "1 confirmation" in title)
+    window.keys("o")
+    window.type_text("keep it, we need the artifacts")
+    window.keys("ctrl+d")
     wait_until("the comment sent to the model", lambda: any("keep it, we need the artifacts" in w for w in user_words()))
     out, err = finish(bridge, "steps 1 and 2")
     if not os.path.isdir(os.path.join(project, "build")):
         fail("the declined command ran")
     if "Understood: I keep the build folder." not in out:
         fail(f"chatsurface codex printed:\n{out}\n{err}")
-    print("2. declined on the surface; the comment reached the model, the folder is there")
+    print("2. declined in the window; the comment reached the model, the folder is there")
 
     # 3. What Codex said and ran, mirrored into the session.
     messages = api("GET", f"/v1/sessions/{session}/snapshot")["messages"]
@@ -182,19 +188,22 @@ try:
     prompts = [item["prompt"] for item in batch["items"]]
     if batch["kind"] != "batch" or prompts != [q["question"] for q in QUESTIONS]:
         fail(f"the batch is {batch}")
-    api("POST", f"/v1/pending/{batch['id']}", {"answers": [
-        {"item_id": "q1", "selected": ["o2"], "text": "we already run one"},
-        {"item_id": "q2", "text": "Abacus"}]})
+    # The window moves to the new thread's session; o takes the database, 2 picks PostgreSQL;
+    # Tab to the name, whose own answer takes the letters typed; Ctrl+Enter sends the batch.
+    window.wait_for_title("the batch in the window", lambda title: "2 open questions" in title)
+    window.keys("o", "2", "Tab")
+    window.type_text("Abacus")
+    window.keys("ctrl+Return")
     answer = wait_until("the answers sent to the model", lambda: [o for o in outputs() if "Abacus" in o])[-1]
-    for expected in ("database", "PostgreSQL", "we already run one", "name"):
+    for expected in ("database", "PostgreSQL", "name"):
         if expected not in answer:
             fail(f"the model was told {answer!r}, without {expected!r}")
     finish(bridge, "step 4")
-    print(f"4. answered on the surface; the model was told: {answer[:160]}")
+    print(f"4. answered in the window; the model was told: {answer[:160]}")
 
     # 5. No surface: the command is declined.
-    surface.send_signal(signal.SIGTERM)
-    surface.wait(timeout=10)
+    window.process.send_signal(signal.SIGTERM)
+    window.process.wait(timeout=10)
     bridge = start_bridge("Make another file")
     out, err = finish(bridge, "step 5")
     if os.path.exists(os.path.join(project, "made-without-surface")):
