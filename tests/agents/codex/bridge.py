@@ -17,7 +17,9 @@ It checks, on what Codex sends back to the model, on the project folder and on t
 4. in plan mode, Codex's questions (request_user_input) are one batch on the surface; the
    answers given in the window (a label, words of the human's own) reach the model under
    Codex's ids;
-5. with no surface running, a command is declined, never run.
+5. a file change (Codex's apply_patch) is a confirmation showing the file and its diff;
+   applied from the window, the file is written;
+6. with no surface running, a command is declined, never run.
 Exits non-zero with what it saw when any of that does not hold.
 """
 import json
@@ -43,6 +45,7 @@ QUESTIONS = [
     {"id": "name", "header": "Name", "question": "What is the app called?", "isOther": True,
      "options": [{"label": "Ledger", "description": "Plain"}, {"label": "Tally", "description": "Short"}]},
 ]
+PATCH = "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: notes.txt\n+kept on the surface\n*** End Patch\nEOF\n"
 SCRIPT = [
     [{"call": {"name": "exec_command", "arguments": {"cmd": "touch made-on-surface && echo made-it"}}}],
     [{"text": "Made the file."}],
@@ -50,6 +53,9 @@ SCRIPT = [
     {"when": "keep it, we need the artifacts", "items": [{"text": "Understood: I keep the build folder."}]},
     [{"call": {"name": "request_user_input", "arguments": {"questions": QUESTIONS}}}],
     [{"text": "Noted the answers."}],
+    # Codex takes a shell call of apply_patch as a file change, asked as one.
+    [{"call": {"name": "exec_command", "arguments": {"cmd": PATCH}}}],
+    [{"text": "Wrote the notes."}],
     [{"call": {"name": "exec_command", "arguments": {"cmd": "touch made-without-surface"}}}],
     [{"text": "Could not run it."}],
 ]
@@ -201,16 +207,30 @@ try:
     finish(bridge, "step 4")
     print(f"4. answered in the window; the model was told: {answer[:160]}")
 
-    # 5. No surface: the command is declined.
+    # 5. A file change, shown with its diff and applied from the window.
+    bridge = start_bridge("Write the notes")
+    [change] = wait_until("the file change on the surface", pending)
+    if "notes.txt" not in change["message"] or "kept on the surface" not in change["message"]:
+        fail(f"the file change's question is {change}")
+    window.wait_for_title("the file change in the window", lambda title: "1 confirmation" in title)
+    time.sleep(0.8)
+    window.keys("o", "ctrl+Return")
+    out, err = finish(bridge, "step 5")
+    written = os.path.join(project, "notes.txt")
+    if not os.path.exists(written) or open(written).read() != "kept on the surface\n":
+        fail(f"the change applied in the window is not in the project:\n{out}\n{err}")
+    print(f"5. a file change applied from the window; notes.txt holds {open(written).read()!r}")
+
+    # 6. No surface: the command is declined.
     window.process.send_signal(signal.SIGTERM)
     window.process.wait(timeout=10)
     bridge = start_bridge("Make another file")
-    out, err = finish(bridge, "step 5")
+    out, err = finish(bridge, "step 6")
     if os.path.exists(os.path.join(project, "made-without-surface")):
         fail("a command ran with no surface to accept it")
     if "no surface" not in err:
         fail(f"chatsurface codex said:\n{err}")
-    print("5. no surface; the command was declined and did not run")
+    print("6. no surface; the command was declined and did not run")
 finally:
     for process in processes:
         process.kill()
