@@ -636,6 +636,34 @@ fn wait_for_title(display: &Display, window: &Window, what: &str, check: impl Fn
     }
 }
 
+/// The deployer asks, and once its question shows, the reviewer asks too: the window stays
+/// with the deployer's question and counts the reviewer's. Returns both `ask` processes.
+fn deployer_then_reviewer(display: &Display, window: &Window) -> (Child, Child) {
+    let deployer = ask_confirmation(
+        display,
+        "deployer",
+        "Roll out 4.13 to prod now?",
+        ["Roll", "Wait"],
+    );
+    wait_for_title(display, window, "the deployer's question shows", |title| {
+        title.starts_with("deployer") && title.contains("1 confirmation")
+    });
+    let reviewer = ask_confirmation(
+        display,
+        "reviewer",
+        "Merge PR #812 (touches auth)?",
+        ["Merge", "Hold"],
+    );
+    // The window stays with the question on screen and counts the other one.
+    wait_for_title(
+        display,
+        window,
+        "the reviewer's question is counted",
+        |title| title.starts_with("deployer") && title.contains("1 waiting in 1 other session"),
+    );
+    (deployer, reviewer)
+}
+
 #[test]
 fn two_agents_asking_at_once_each_get_their_own_answer() {
     if !tools_present() {
@@ -644,31 +672,7 @@ fn two_agents_asking_at_once_each_get_their_own_answer() {
     let display = Display::start("two-agents");
     let mut window = Window::start(&display, &["open", "--size", "1000x700"]);
     wait_for_socket(&display);
-    let mut deployer = ask_confirmation(
-        &display,
-        "deployer",
-        "Roll out 4.13 to prod now?",
-        ["Roll", "Wait"],
-    );
-    wait_for_title(
-        &display,
-        &window,
-        "the deployer's question shows",
-        |title| title.starts_with("deployer") && title.contains("1 confirmation"),
-    );
-    let reviewer = ask_confirmation(
-        &display,
-        "reviewer",
-        "Merge PR #812 (touches auth)?",
-        ["Merge", "Hold"],
-    );
-    // The window stays with the question on screen and counts the other one.
-    wait_for_title(
-        &display,
-        &window,
-        "the reviewer's question is counted",
-        |title| title.starts_with("deployer") && title.contains("1 waiting in 1 other session"),
-    );
+    let (mut deployer, reviewer) = deployer_then_reviewer(&display, &window);
     display.keys(&["o"]);
     read_the_confirmation();
     display.keys(&["ctrl+Return"]);
@@ -716,30 +720,7 @@ fn the_inbox_answers_the_question_chosen_in_it_in_its_own_session() {
     let display = Display::start("inbox");
     let mut window = Window::start(&display, &["open", "--size", "1000x700"]);
     wait_for_socket(&display);
-    let mut deployer = ask_confirmation(
-        &display,
-        "deployer",
-        "Roll out 4.13 to prod now?",
-        ["Roll", "Wait"],
-    );
-    wait_for_title(
-        &display,
-        &window,
-        "the deployer's question shows",
-        |title| title.starts_with("deployer") && title.contains("1 confirmation"),
-    );
-    let reviewer = ask_confirmation(
-        &display,
-        "reviewer",
-        "Merge PR #812 (touches auth)?",
-        ["Merge", "Hold"],
-    );
-    wait_for_title(
-        &display,
-        &window,
-        "the reviewer's question is counted",
-        |title| title.contains("1 waiting in 1 other session"),
-    );
+    let (mut deployer, reviewer) = deployer_then_reviewer(&display, &window);
     // Oldest first: the deployer's, then the reviewer's; the second row is answered.
     display.keys(&["i", "Down", "Return"]);
     wait_for_title(&display, &window, "Enter shows the reviewer", |title| {
