@@ -109,6 +109,10 @@ pub struct CodexArgs {
     /// Codex's binary (from npm's @openai/codex).
     #[arg(long, value_name = "PATH", default_value = "codex")]
     pub codex_bin: PathBuf,
+    /// Attach to the app-server already listening on this unix socket (started with
+    /// `codex app-server --listen unix://SOCKET`) instead of starting one.
+    #[arg(long, value_name = "SOCKET", conflicts_with = "codex_bin")]
+    pub attach: Option<PathBuf>,
     /// When Codex asks before running a command.
     #[arg(long, value_enum, default_value_t = ApprovalPolicy::OnRequest)]
     pub ask_for_approval: ApprovalPolicy,

@@ -2,7 +2,7 @@
 //! protocol. A bridge turns what an agent asks (a hook event, an app-server request) into a
 //! batch or a confirmation of the local API, and the human's answer back into the agent's
 //! reply. Each bridge is a module of its own; the translation is pure and tested beside it,
-//! the I/O is the command's (`commands/hook.rs`, `commands/install.rs`, `commands/codex.rs`).
+//! the I/O is the command's (`commands/hook.rs`, `commands/install.rs`, `commands/codex/`).
 //! What the bridges share is here: the question as the local API takes it, and the session
 //! it is asked in.
 

@@ -18,7 +18,9 @@ It checks, on what Codex sends back to the model, on the project folder and on t
    answers given in the window (a label, words of the human's own) reach the model under
    Codex's ids;
 5. a file change (Codex's apply_patch) is a confirmation showing the file and its diff;
-   applied from the window, the file is written;
+   applied from the window, the file is written; this step attaches (`--attach`) to an
+   app-server already listening on a unix socket, and attaching where none listens is one
+   clear error;
 6. with no surface running, a command is declined, never run.
 Exits non-zero with what it saw when any of that does not hold.
 """
@@ -114,8 +116,8 @@ def user_words():
             for part in item.get("content", [])]
 
 
-def start_bridge(*flags):
-    bridge = subprocess.Popen([chatsurface, "codex", "--codex-bin", codex, "--cwd", project,
+def start_bridge(*flags, link=("--codex-bin", codex)):
+    bridge = subprocess.Popen([chatsurface, "codex", *link, "--cwd", project,
                                "--ask-for-approval", "untrusted", *flags],
                               env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
@@ -207,8 +209,18 @@ try:
     finish(bridge, "step 4")
     print(f"4. answered in the window; the model was told: {answer[:160]}")
 
-    # 5. A file change, shown with its diff and applied from the window.
-    bridge = start_bridge("Write the notes")
+    # 5. A file change, shown with its diff and applied from the window, through an
+    # app-server already running.
+    app_socket = os.path.join(work, "app-server.sock")
+    missing = subprocess.run([chatsurface, "codex", "--attach", app_socket, "--cwd", project, "hi"],
+                             env=env, capture_output=True, text=True, timeout=30)
+    if missing.returncode == 0 or "no app-server answers there" not in missing.stderr:
+        fail(f"attaching where no app-server listens: exit {missing.returncode}, {missing.stderr!r}")
+    app_server = subprocess.Popen([codex, "app-server", "--listen", f"unix://{app_socket}"], env=env,
+                                  cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    processes.append(app_server)
+    wait_until("the app-server's socket", lambda: os.path.exists(app_socket))
+    bridge = start_bridge("Write the notes", link=("--attach", app_socket))
     [change] = wait_until("the file change on the surface", pending)
     if "notes.txt" not in change["message"] or "kept on the surface" not in change["message"]:
         fail(f"the file change's question is {change}")
@@ -219,7 +231,10 @@ try:
     written = os.path.join(project, "notes.txt")
     if not os.path.exists(written) or open(written).read() != "kept on the surface\n":
         fail(f"the change applied in the window is not in the project:\n{out}\n{err}")
-    print(f"5. a file change applied from the window; notes.txt holds {open(written).read()!r}")
+    if app_server.poll() is not None:
+        fail("the attached app-server ended with the bridge")
+    print(f"5. attached to a running app-server; a file change applied from the window; "
+          f"notes.txt holds {open(written).read()!r}")
 
     # 6. No surface: the command is declined.
     window.process.send_signal(signal.SIGTERM)

@@ -7,7 +7,7 @@
 //! sends the human's prompts as turns. [`protocol`] is the part of that protocol the bridge
 //! speaks, checked against the schema the pinned Codex generates (kept in `schema/`);
 //! [`questions`] translates a request to a question and an answer to the result. Neither does
-//! I/O; `commands/codex.rs` does.
+//! I/O; `commands/codex/` does.
 
 pub mod protocol;
 pub mod questions;

@@ -7,7 +7,7 @@
 //! this request (`acceptForSession`, or its proposed exec-policy amendment, as its terminal
 //! offers them); declined is `decline`, or `cancel` where Codex offers no `decline`. The
 //! human's comment on a decline is not part of Codex's answer: the bridge hands it to the
-//! model as the human's next words (see `commands/codex.rs`).
+//! model as the human's next words (see `commands/codex/`).
 //!
 //! `item/tool/requestUserInput` becomes a clarification batch, item `q<n>` per question with
 //! options `o<n>`; the answer goes back as `{answers: {<question id>: {answers: [...]}}}`,

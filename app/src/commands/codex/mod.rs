@@ -1,7 +1,8 @@
 //! `chatsurface codex`: runs Codex's app-server as its client, with what Codex asks put to the
 //! human on the running surface.
 //!
-//! It starts `codex app-server` (JSON-RPC over stdio), opens a thread in the folder given,
+//! It starts `codex app-server` (JSON-RPC over stdio), or attaches to one already running on
+//! a unix socket (`--attach`, see [`link`]), opens a thread in the folder given,
 //! and sends the first prompt and then each line of stdin as a turn. What Codex says and runs
 //! is printed, and mirrored as messages into the session `codex-<thread id>`; its requests
 //! (a command to run, files to change, questions) are asked there, held open until the
@@ -14,6 +15,8 @@
 //! change is declined and questions go back unanswered, with one line on stderr saying so.
 //! This module does the I/O; the translation is the bridge's.
 
+mod link;
+
 use crate::bridges::codex::protocol::{self, Incoming, ItemEvent, RequestResolved};
 use crate::bridges::codex::questions::{decline_comment, Asked};
 use crate::bridges::codex::SLUG;
@@ -22,12 +25,12 @@ use crate::client::ask::socket_path;
 use crate::client::http::{exchange, ExchangeError};
 use crate::error::AppError;
 use hyper::{Method, StatusCode};
+use link::Link;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
@@ -151,40 +154,21 @@ pub(super) fn run(args: &CodexArgs) -> Result<(), AppError> {
 }
 
 async fn bridge(args: &CodexArgs, cwd: &str, surface: Surface) -> Result<(), AppError> {
-    let mut child = tokio::process::Command::new(&args.codex_bin)
-        .arg("app-server")
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|error| {
-            AppError::Unavailable(format!(
-                "{}: cannot start it ({error}); --codex-bin names Codex's binary",
-                args.codex_bin.display()
-            ))
-        })?;
-    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err(AppError::Internal(
-            "the app-server's pipes were not made".into(),
-        ));
+    let Link {
+        outgoing: lines,
+        incoming,
+        child,
+    } = match &args.attach {
+        Some(socket) => link::attach(socket).await?,
+        None => link::start(&args.codex_bin, cwd)?,
     };
-    let (lines, mut outgoing) = mpsc::unbounded_channel::<String>();
-    tokio::spawn(async move {
-        while let Some(line) = outgoing.recv().await {
-            let written = stdin.write_all(format!("{line}\n").as_bytes()).await;
-            if written.is_err() || stdin.flush().await.is_err() {
-                break;
-            }
-        }
-    });
     let (heard, mut hearing) = mpsc::unbounded_channel::<Heard>();
     let mut codex = Codex {
         lines,
         waiting: Default::default(),
         next_id: 0,
     };
-    spawn_reader(stdout, codex.waiting.clone(), heard.clone());
+    spawn_reader(incoming, codex.waiting.clone(), heard.clone());
     spawn_prompts(heard.clone());
 
     codex
@@ -302,8 +286,11 @@ async fn bridge(args: &CodexArgs, cwd: &str, surface: Surface) -> Result<(), App
         }
     }
     drop(codex);
-    // Its stdin closed, the app-server ends; a kill is the fallback.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), child.wait()).await;
+    // Its stdin closed, an app-server this bridge started ends; a kill is the fallback. One
+    // attached to goes on serving its other clients.
+    if let Some(mut child) = child {
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), child.wait()).await;
+    }
     Ok(())
 }
 
@@ -400,13 +387,12 @@ fn show(text: &str) {
 
 /// Reads the app-server's lines: responses to their waiters, the rest to the main loop.
 fn spawn_reader(
-    stdout: tokio::process::ChildStdout,
+    mut incoming: mpsc::UnboundedReceiver<String>,
     waiting: Waiters,
     heard: mpsc::UnboundedSender<Heard>,
 ) {
     tokio::spawn(async move {
-        let mut lines = BufReader::new(stdout).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
+        while let Some(line) = incoming.recv().await {
             match Incoming::parse(&line) {
                 Ok(Incoming::Response { id, result }) => {
                     let waiter = id.as_u64().and_then(|id| {
