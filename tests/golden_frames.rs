@@ -256,3 +256,50 @@ fn one_session_of_each_agent() {
         );
     }
 }
+
+/// The branch map a reviewer exports: a native session's many branches (dark) and a Claude
+/// Code session whose rewind is a parked branch (light), as PNG; and the native one as SVG,
+/// compared as text, since its words must stay words.
+#[test]
+fn branch_maps_as_png_and_svg() {
+    use chatsurface_compositor::Style;
+    let native = load("examples/sessions/refactor-many-branches-en.jsonl");
+    let rewound = load_agent("tests/fixtures/agents/claude-code-2.1.328/interactive");
+    let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
+    for (name, snapshot, theme) in [
+        ("map-refactor-many-branches", &native, Theme::Dark),
+        ("map-agent-claude-code-interactive", &rewound, Theme::Light),
+    ] {
+        let style = Style::new(theme, Density::Comfortable);
+        let (pixmap, scale) = compositor.map_png(snapshot, &style, ScaleFactor(1.0));
+        assert_eq!(
+            scale,
+            ScaleFactor(1.0),
+            "a small map is drawn at the scale asked"
+        );
+        check_golden(name, &pixmap);
+    }
+    let style = Style::new(Theme::Dark, Density::Comfortable);
+    let svg = compositor.map_svg(&native, &style);
+    for thread in &native.threads {
+        let title = &thread.spec.title;
+        let start: String = title.chars().take(12).collect();
+        assert!(svg.contains(&start), "{title} is in the SVG as text");
+    }
+    let golden = root().join("tests/golden/map-refactor-many-branches.svg");
+    if std::env::var_os("CHATSURFACE_BLESS").is_some() {
+        std::fs::write(&golden, &svg).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_else(|error| {
+        panic!(
+            "{}: {error} (run with CHATSURFACE_BLESS=1 to create it)",
+            golden.display()
+        )
+    });
+    if svg != expected {
+        let failed = root().join("target/golden-failures");
+        std::fs::create_dir_all(&failed).unwrap();
+        std::fs::write(failed.join("map-refactor-many-branches.svg"), &svg).unwrap();
+        panic!("the SVG map differs from {}", golden.display());
+    }
+}

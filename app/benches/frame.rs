@@ -14,7 +14,9 @@ use chatsurface::dev::generate::{fold_in_memory, generate, generate_breadth, Gen
 use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_compositor::FontSet;
 use chatsurface_compositor::{px, ScaleFactor};
+use chatsurface_compositor::{Density, Style, Theme};
 use chatsurface_compositor::{IntentRequest, Viewport};
+use chatsurface_compositor::{MapCamera, MapView, Overlay, Point};
 use chatsurface_model::{read_log, LogWriter, Snapshot};
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::hint::black_box;
@@ -127,5 +129,47 @@ fn overview(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(frame, benches, overview);
+/// The branch map of 2,000 threads over a 1920×1080 frame: the layout of a frame with the map
+/// open, fitted (every node drawn, no text: too small to read) and zoomed in to 1 (the nodes
+/// in view drawn with their words), and the whole map painted for `map --out map.png`.
+fn branch_map(c: &mut Criterion) {
+    let mut group = c.benchmark_group("branch_map_2k_threads");
+    group.sample_size(20);
+    let snapshot = broad_session(2_000, 15);
+    let mut compositor = ChatSurfaceCompositor::new(FontSet::BundledOnly);
+    for (name, camera) in [
+        ("layout_fitted_1920x1080", None),
+        (
+            "layout_zoom_1_1920x1080",
+            Some(MapCamera {
+                zoom: 1.0,
+                origin: Point::default(),
+            }),
+        ),
+    ] {
+        let request = IntentRequest {
+            overlay: Some(Overlay::Map(MapView {
+                camera,
+                ..MapView::default()
+            })),
+            ..request(1920.0, 1080.0)
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let (frame, _) = compositor.layout(&snapshot, &request).unwrap();
+                black_box(frame.hits.len());
+            })
+        });
+    }
+    let style = Style::new(Theme::Dark, Density::Comfortable);
+    group.bench_function("whole_map_png_scale_1", |b| {
+        b.iter(|| {
+            let (pixmap, _) = compositor.map_png(&snapshot, &style, ScaleFactor(1.0));
+            black_box(pixmap.width());
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(frame, benches, overview, branch_map);
 criterion_main!(frame);

@@ -33,6 +33,9 @@ pub enum Command {
         #[arg(long)]
         tree: bool,
     },
+    /// Draw a session's branch map (every thread, its branches, open questions and decisions)
+    /// as a PNG or an SVG picture, for a review.
+    Map(MapArgs),
     /// List every session on this machine: the store's and the agents' own (Claude Code's),
     /// newest first.
     Sessions {
@@ -293,6 +296,57 @@ pub struct RenderArgs {
     /// Use only the embedded fonts (the same pixels on every machine).
     #[arg(long)]
     pub bundled_fonts_only: bool,
+}
+
+/// What `chatsurface map` writes, from its file name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PictureFormat {
+    /// A PNG image.
+    Png,
+    /// An SVG document, its words as text.
+    Svg,
+}
+
+/// Arguments of `chatsurface map`.
+#[derive(Debug, clap::Args)]
+pub struct MapArgs {
+    /// The session's event log (JSONL), or an agent's transcript.
+    pub log: PathBuf,
+    /// The file's format (default: detected from its content).
+    #[arg(long, value_enum)]
+    pub format: Option<crate::agents::Format>,
+    /// Where to write the picture: a name ending in .png or .svg.
+    #[arg(long, short, value_parser = parse_picture_path)]
+    pub out: (PathBuf, PictureFormat),
+    /// Device pixels per map pixel in a PNG, 0.25 to 4 (lowered for a map too large to hold).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f32,
+    /// The look.
+    #[arg(long, value_enum, default_value = "dark")]
+    pub theme: ThemeArg,
+    /// The spacing.
+    #[arg(long, value_enum, default_value = "comfortable")]
+    pub density: DensityArg,
+    /// Use only the embedded fonts (the same pixels on every machine).
+    #[arg(long)]
+    pub bundled_fonts_only: bool,
+}
+
+/// A path to write a map picture to, and the format its extension names.
+fn parse_picture_path(text: &str) -> Result<(PathBuf, PictureFormat), String> {
+    let path = PathBuf::from(text);
+    let extension = path
+        .extension()
+        .map(|extension| extension.to_string_lossy().to_ascii_lowercase());
+    match extension.as_deref() {
+        Some("png") => Ok((path, PictureFormat::Png)),
+        Some("svg") => Ok((path, PictureFormat::Svg)),
+        _ => Err(format!(
+            "map writes PNG or SVG: name the file {} or {}",
+            path.with_extension("png").display(),
+            path.with_extension("svg").display()
+        )),
+    }
 }
 
 /// Arguments of `chatsurface open`.

@@ -467,6 +467,84 @@ fn a_claude_code_transcript_renders_and_snapshots_like_a_log() {
     assert!(std::fs::metadata(&png).unwrap().len() > 1000);
 }
 
+#[test]
+fn map_writes_the_format_its_name_says_and_refuses_any_other() {
+    let log = example("refactor-many-branches-en.jsonl");
+    let png = scratch("map.png");
+    let output = chatsurface(&[
+        "map",
+        log.to_str().unwrap(),
+        "--out",
+        png.to_str().unwrap(),
+        "--scale",
+        "2",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let svg = scratch("map.svg");
+    let output = chatsurface(&["map", log.to_str().unwrap(), "--out", svg.to_str().unwrap()]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"));
+    assert!(
+        text.contains("Split compositor into layout"),
+        "titles are text"
+    );
+    // A Claude Code transcript's map shows its rewind as a branch.
+    let transcript = claude_fixture("interactive");
+    let output = chatsurface(&[
+        "map",
+        transcript.to_str().unwrap(),
+        "--out",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("Delete the old build folder"));
+
+    let jpeg = scratch("map.jpg");
+    let output = chatsurface(&[
+        "map",
+        log.to_str().unwrap(),
+        "--out",
+        jpeg.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(64));
+    assert!(
+        stderr_lines(&output)[0].contains("map writes PNG or SVG"),
+        "{:?}",
+        stderr_lines(&output)
+    );
+    assert!(!jpeg.exists());
+    let output = chatsurface(&[
+        "map",
+        log.to_str().unwrap(),
+        "--out",
+        png.to_str().unwrap(),
+        "--scale",
+        "9",
+    ]);
+    assert_eq!(output.status.code(), Some(64));
+    assert_eq!(
+        stderr_lines(&output),
+        ["error: --scale: must be between 0.25 and 4 (got 9)"]
+    );
+}
+
 /// `chatsurface` with the data directory and socket in `dir`, and `stdin` on its stdin.
 fn chatsurface_in(dir: &Path, args: &[&str], stdin: &str) -> Output {
     use std::io::Write;

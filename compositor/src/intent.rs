@@ -8,6 +8,7 @@
 
 use crate::answering::AnswerView;
 use crate::inbox::InboxView;
+use crate::map::MapView;
 use crate::switcher::SwitcherView;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, ScaleFactor};
@@ -108,12 +109,14 @@ pub struct IntentRequest {
 }
 
 /// A panel the window opens over the frame; it hides what is under it and moves nothing.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Overlay {
     /// The session switcher (`Ctrl+P`).
     Switcher(SwitcherView),
     /// The questions inbox (`i`).
     Inbox(InboxView),
+    /// The branch map (`m`).
+    Map(MapView),
 }
 
 impl Overlay {
@@ -128,6 +131,7 @@ impl Overlay {
                 view.selected = view.selected.min(view.rows.len().saturating_sub(1));
                 Overlay::Inbox(view)
             }
+            Overlay::Map(view) => Overlay::Map(view),
         }
     }
 }

@@ -17,6 +17,7 @@ mod identity;
 mod inbox;
 mod intent;
 mod layout;
+mod map;
 mod markdown;
 mod render;
 mod sanitize;
@@ -42,6 +43,7 @@ pub use intent::{
     VIEWPORT_RANGE,
 };
 pub use layout::{frame_regions, CardLayout, FrameLayout, FrameRegions, HitTarget};
+pub use map::{map_step, MapCamera, MapFrame, MapStep, MapView, ZOOM_RANGE};
 pub use sanitize::one_line;
 pub use switcher::{SwitcherRow, SwitcherView};
 pub use text::{FontSet, TextSystem};
@@ -66,7 +68,16 @@ pub struct FrameInfo {
     pub awaiting: String,
     /// The oldest transcript block (where Home goes).
     pub first_block: Option<chatsurface_model::NodeRef>,
+    /// With the branch map open: its camera and area, for the next drag or zoom.
+    pub map: Option<MapFrame>,
 }
+
+/// The most device pixels an exported map picture holds (48 million: 192 MB of RGBA); a
+/// larger map is drawn at a smaller scale.
+pub const MAP_PICTURE_PIXELS: f32 = 48.0e6;
+
+/// The shape the exported map's columns are arranged toward: a 16:10 picture.
+const MAP_PICTURE_ASPECT: f32 = 1.6;
 
 /// Runs Intent → Declutter → Layout → Render, keeping the caches that make later frames cheap.
 #[derive(Debug)]
@@ -126,6 +137,7 @@ impl ChatSurfaceCompositor {
             blocks_below: frame.blocks_below,
             awaiting: view.header.awaiting(),
             first_block: view.transcript.first().map(|block| block.node),
+            map: frame.map,
         };
         Ok((frame, info))
     }
@@ -180,6 +192,30 @@ impl ChatSurfaceCompositor {
         let mut rasterizer = TinySkiaRasterizer::default();
         rasterizer.paint(scene, scale, self.layout.text_system());
         rasterizer.into_pixmap()
+    }
+
+    /// The session's whole branch map as a picture at `scale` device pixels per map pixel, or
+    /// less where the picture would pass [`MAP_PICTURE_PIXELS`] or 16,384 pixels a side;
+    /// returns the scale used.
+    pub fn map_png(
+        &mut self,
+        snapshot: &Snapshot,
+        style: &Style,
+        scale: ScaleFactor,
+    ) -> (tiny_skia::Pixmap, ScaleFactor) {
+        let (scene, _) = self.layout.whole_map(snapshot, style, MAP_PICTURE_ASPECT);
+        let (width, height) = (scene.size.0.as_f32(), scene.size.1.as_f32());
+        let most = (MAP_PICTURE_PIXELS / (width * height))
+            .sqrt()
+            .min(intent::MAX_DEVICE_SIDE / width.max(height));
+        let scale = ScaleFactor(scale.0.min(most));
+        (self.paint_scene(&scene, scale), scale)
+    }
+
+    /// The session's whole branch map as an SVG document, its words as text.
+    pub fn map_svg(&mut self, snapshot: &Snapshot, style: &Style) -> String {
+        let (scene, labels) = self.layout.whole_map(snapshot, style, MAP_PICTURE_ASPECT);
+        render::svg::scene_to_svg(&scene, &labels)
     }
 
     /// Transcript cards held in the layout cache.

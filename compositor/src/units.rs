@@ -48,6 +48,11 @@ impl Pixels {
     pub fn min(self, other: Pixels) -> Pixels {
         Pixels(self.0.min(other.0))
     }
+
+    /// The length without its sign.
+    pub fn abs(self) -> Pixels {
+        Pixels(self.0.abs())
+    }
 }
 
 impl Add for Pixels {

@@ -129,6 +129,10 @@ pub enum Word {
     ConfirmationMark,
     /// The inbox's mark on a clarification batch.
     QuestionMark,
+    /// The branch map's heading.
+    BranchMap,
+    /// The keys that work on the branch map.
+    MapKeys,
 }
 
 /// Something counted.
@@ -152,6 +156,8 @@ pub enum Noun {
     InSession,
     /// Messages.
     Message,
+    /// Decisions.
+    Decision,
 }
 
 /// How many threads' titles decide a session's language. Intent reads the language every
@@ -304,6 +310,14 @@ impl Lang {
             (Lang::Ru, ConfirmationMark) => "подтвердить",
             (Lang::En, QuestionMark) => "question",
             (Lang::Ru, QuestionMark) => "вопрос",
+            (Lang::En, BranchMap) => "Branch map",
+            (Lang::Ru, BranchMap) => "Карта веток",
+            (Lang::En, MapKeys) => {
+                "↑↓ j k move · ← parent · → branch · Enter open · + − zoom · 0 fit · drag or Ctrl+wheel · Esc close"
+            }
+            (Lang::Ru, MapKeys) => {
+                "↑↓ j k ход · ← родитель · → ветка · Enter открыть · + − масштаб · 0 целиком · тащить или Ctrl+колесо · Esc закрыть"
+            }
         }
     }
 
@@ -330,6 +344,8 @@ impl Lang {
             (Lang::Ru, Noun::InSession) => ["сессии", "сессиях", "сессиях"],
             (Lang::En, Noun::Message) => ["message", "messages", ""],
             (Lang::Ru, Noun::Message) => ["сообщение", "сообщения", "сообщений"],
+            (Lang::En, Noun::Decision) => ["decision", "decisions", ""],
+            (Lang::Ru, Noun::Decision) => ["решение", "решения", "решений"],
         };
         let form = match self {
             Lang::En => usize::from(count != 1),
@@ -412,6 +428,16 @@ impl Lang {
             (Lang::Ru, true) => format!("⌛ истекает через {duration}"),
             (Lang::En, false) => format!("expires after {duration}"),
             (Lang::Ru, false) => format!("истекает через {duration}"),
+        }
+    }
+
+    /// Where a branch left its parent: "from message 12" (the parent's messages before it).
+    pub fn branched_after(self, messages_before: usize) -> String {
+        match (self, messages_before) {
+            (Lang::En, 0) => "from the start".to_owned(),
+            (Lang::Ru, 0) => "с начала".to_owned(),
+            (Lang::En, count) => format!("from message {count}"),
+            (Lang::Ru, count) => format!("от сообщения {count}"),
         }
     }
 

@@ -7,6 +7,7 @@ mod gen;
 mod hook;
 mod install;
 mod integration;
+mod map;
 mod mcp;
 mod open;
 mod render;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Open(args) => open::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Snapshot { log, format, tree } => snapshot::run(&log, format, tree),
+        Command::Map(args) => map::run(&args),
         Command::Sessions { json } => sessions::run(json),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args),

@@ -13,7 +13,8 @@
 use super::answer::Answering;
 use super::editor::{Clipboard, EditCommand};
 use super::inbox::{self, Inbox};
-use super::keymap::{Command, InboxCommand, KeyContext, SwitcherCommand};
+use super::keymap::{Command, InboxCommand, KeyContext, MapCommand, SwitcherCommand};
+use super::map::BranchMap;
 use super::notify::{Announcer, DesktopNotice};
 use super::opener;
 use super::session::{is_demo, SessionLog};
@@ -155,6 +156,8 @@ pub(super) struct Desk {
     pub folders: Folders,
     /// The questions inbox, while it is open.
     inbox: Option<Inbox>,
+    /// The branch map, while it is open.
+    map: Option<BranchMap>,
     /// What of the waiting questions was news.
     announcer: Announcer,
     /// Notifications of questions new in other sessions, for the window to deliver.
@@ -216,6 +219,7 @@ impl Desk {
             scanner: None,
             folders: Folders::of_this_machine(),
             inbox: None,
+            map: None,
             announcer: Announcer::default(),
             notices: Vec::new(),
             looked: false,
@@ -266,10 +270,14 @@ impl Desk {
         }
     }
 
-    /// The panel open over the frame: the switcher, or the inbox with what waits now.
+    /// The panel open over the frame: the switcher, the map, or the inbox with what waits
+    /// now.
     fn overlay(&self) -> Option<Overlay> {
         if let Some(switcher) = &self.switcher {
             return Some(Overlay::Switcher(switcher.view(self.session().path())));
+        }
+        if let Some(map) = &self.map {
+            return Some(Overlay::Map(map.view()));
         }
         let inbox = self.inbox.as_ref()?;
         Some(Overlay::Inbox(
@@ -277,10 +285,15 @@ impl Desk {
         ))
     }
 
-    /// Whether a panel (the switcher, the inbox) is open over the frame (cards are then not
-    /// highlighted).
+    /// Whether a panel (the switcher, the inbox, the map) is open over the frame (cards are
+    /// then not highlighted).
     pub(super) fn overlay_open(&self) -> bool {
-        self.switcher.is_some() || self.inbox.is_some()
+        self.switcher.is_some() || self.inbox.is_some() || self.map.is_some()
+    }
+
+    /// The branch map, while it is open (for the pointer: drags and wheel turns move it).
+    pub(super) fn map_mut(&mut self) -> Option<&mut BranchMap> {
+        self.map.as_mut()
     }
 
     /// Whether an open question of the shown session has a deadline, so its countdown must
@@ -339,6 +352,9 @@ impl Desk {
             }
         };
         self.scroll = info.anchor;
+        if let (Some(map), Some(drawn)) = (&mut self.map, info.map) {
+            map.shown(drawn);
+        }
         self.shown = ShownFrame {
             history: Some(snapshot.history),
             cards: frame
@@ -528,8 +544,54 @@ impl Desk {
             return;
         }
         self.switcher = None;
+        self.map = None;
         self.hovered = None;
         self.inbox = Some(Inbox::default());
+    }
+
+    /// Opens the branch map with the thread in view selected, or closes it.
+    fn toggle_map(&mut self) {
+        if self.map.take().is_some() {
+            return;
+        }
+        self.switcher = None;
+        self.inbox = None;
+        self.hovered = None;
+        let snapshot = self.snapshot();
+        let in_view = self
+            .thread_focus
+            .as_ref()
+            .and_then(|focus| snapshot.thread_index(focus))
+            .or_else(|| {
+                let node = self.focused_card?;
+                thread_of(snapshot, node)
+            });
+        self.map = Some(BranchMap::open(snapshot, in_view));
+    }
+
+    fn map_command(&mut self, command: MapCommand) {
+        let snapshot = self.shelf.shown().snapshot();
+        let Some(map) = self.map.as_mut().filter(|map| map.is_of(snapshot)) else {
+            self.map = None;
+            return;
+        };
+        match command {
+            MapCommand::Step(step) => map.step(snapshot, step),
+            MapCommand::Zoom(factor) => map.zoom(factor, None),
+            MapCommand::Fit => map.fit(),
+            MapCommand::Close => self.map = None,
+            MapCommand::Open => {
+                let thread = map
+                    .selected()
+                    .and_then(|thread| snapshot.threads.get(thread));
+                if let Some(thread) = thread {
+                    self.thread_focus = Some(thread.spec.id.clone());
+                    self.scroll = ScrollAnchor::Bottom;
+                    self.pending_scroll = 0.0;
+                    self.map = None;
+                }
+            }
+        }
     }
 
     fn inbox_command(&mut self, command: InboxCommand) {
@@ -586,6 +648,7 @@ impl Desk {
         self.expanded.clear();
         self.shown = ShownFrame::default();
         self.confirmation_shown_at.clear();
+        self.map = None;
         self.compositor.reset();
         self.switches += 1;
         self.switched_at = Some(Instant::now());
@@ -766,6 +829,9 @@ impl Desk {
         if self.inbox.is_some() {
             return KeyContext::Inbox;
         }
+        if self.map.is_some() {
+            return KeyContext::Map;
+        }
         match &self.answering {
             Some(answering) if answering.history() == self.snapshot().history => {
                 answering.context(self.snapshot())
@@ -782,6 +848,8 @@ impl Desk {
             Command::Switcher(command) => return self.switcher_command(command),
             Command::ToggleInbox => return self.toggle_inbox(),
             Command::Inbox(command) => return self.inbox_command(command),
+            Command::ToggleMap => return self.toggle_map(),
+            Command::Map(command) => return self.map_command(command),
             // Text an input method composed arrives as an edit, wherever the keyboard is.
             Command::Edit(EditCommand::Insert(text)) if self.switcher.is_some() => {
                 return self.switcher_command(SwitcherCommand::Type(text));
@@ -911,7 +979,9 @@ impl Desk {
             Command::ToggleSwitcher
             | Command::Switcher(_)
             | Command::ToggleInbox
-            | Command::Inbox(_) => {}
+            | Command::Inbox(_)
+            | Command::ToggleMap
+            | Command::Map(_) => {}
         }
     }
 
@@ -1012,6 +1082,9 @@ impl Desk {
         if self.inbox.is_some() {
             return self.click_inbox(target);
         }
+        if self.map.is_some() {
+            return self.click_map(target);
+        }
         let snapshot = self.shelf.shown().snapshot();
         match target {
             Some(HitTarget::OverviewThread(thread)) => {
@@ -1052,7 +1125,13 @@ impl Desk {
             }
             Some(HitTarget::Answer { node, hit }) => self.click_answer(node, hit),
             // Drawn only while a panel is open, which is handled above.
-            Some(HitTarget::OverlayRow(_) | HitTarget::OverlayPanel) | None => {}
+            Some(
+                HitTarget::OverlayRow(_)
+                | HitTarget::OverlayPanel
+                | HitTarget::MapNode(_)
+                | HitTarget::MapArea,
+            )
+            | None => {}
         }
     }
 
@@ -1084,6 +1163,21 @@ impl Desk {
             }
             Some(HitTarget::OverlayPanel) => {}
             _ => self.inbox = None,
+        }
+    }
+
+    /// A click on the map: a node selects its thread, and a click on the selected one opens
+    /// it in the transcript; the rest of the map does nothing (it is dragged, not clicked).
+    fn click_map(&mut self, target: Option<HitTarget>) {
+        let Some(map) = &mut self.map else {
+            return;
+        };
+        if let Some(HitTarget::MapNode(thread)) = target {
+            if map.selected() == Some(thread) {
+                self.map_command(MapCommand::Open);
+            } else {
+                map.select(thread);
+            }
         }
     }
 
@@ -1642,6 +1736,8 @@ mod tests {
 mod mouse_tests {
     use super::tests_support::*;
     use super::*;
+    use chatsurface_compositor::MapStep;
+    use serde_json::json;
 
     #[test]
     fn a_batch_is_submitted_and_skipped_with_its_buttons() {
@@ -1817,6 +1913,55 @@ mod mouse_tests {
                 "item {item} is in view: {rect:?} in {region:?}"
             );
         }
+    }
+
+    #[test]
+    fn the_map_opens_on_m_and_keys_or_a_second_click_open_a_thread() {
+        let (_root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "planner");
+        for branch in ["b1", "b2"] {
+            agent
+                .writer
+                .append(body(json!({"type":"thread_opened","thread":{"id":branch,"parent":"main","title":format!("Branch {branch}"),"kind":"branch"}})))
+                .unwrap();
+        }
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.lay_out(viewport());
+        let map_drawn = |desk: &mut Desk| {
+            let (_, info) = desk.lay_out(viewport()).unwrap();
+            info.map.expect("the map is drawn")
+        };
+
+        desk.command(Command::ToggleMap);
+        assert_eq!(desk.key_context(), KeyContext::Map);
+        let fitted = map_drawn(&mut desk);
+        for thread in 0..3 {
+            hit_of(&desk, |target| *target == HitTarget::MapNode(thread));
+        }
+        // Keys for the transcript do nothing behind the map.
+        desk.command(Command::NextCard);
+        assert_eq!(desk.focused_card, None);
+        desk.command(Command::Map(MapCommand::Zoom(2.0)));
+        let zoomed = map_drawn(&mut desk);
+        assert!((zoomed.camera.zoom - (fitted.camera.zoom * 2.0).min(4.0)).abs() < 1e-4);
+        desk.command(Command::Map(MapCommand::Fit));
+        assert_eq!(map_drawn(&mut desk).camera, fitted.camera);
+
+        desk.command(Command::Map(MapCommand::Step(MapStep::Next)));
+        desk.command(Command::Map(MapCommand::Open));
+        assert_eq!(desk.thread_focus.as_ref().map(|id| id.as_str()), Some("b1"));
+        assert_eq!(desk.key_context(), KeyContext::Browsing);
+
+        // Opened again, the thread in view is selected; a click selects, a second opens.
+        desk.command(Command::ToggleMap);
+        map_drawn(&mut desk);
+        let second = hit_of(&desk, |target| *target == HitTarget::MapNode(2));
+        click_at(&mut desk, second);
+        assert_eq!(desk.thread_focus.as_ref().map(|id| id.as_str()), Some("b1"));
+        map_drawn(&mut desk);
+        click_at(&mut desk, second);
+        assert_eq!(desk.thread_focus.as_ref().map(|id| id.as_str()), Some("b2"));
+        assert!(!desk.overlay_open());
     }
 
     #[test]

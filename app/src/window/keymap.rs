@@ -7,6 +7,7 @@
 //! table-like function, and the README's keymap is written from it.
 
 use super::editor::{CaretMotion, EditCommand};
+use chatsurface_compositor::MapStep;
 
 /// A key, as far as the keymap cares.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,7 +87,27 @@ pub(super) enum KeyContext {
     Switcher,
     /// The questions inbox is open: keys choose a question to answer.
     Inbox,
+    /// The branch map is open: keys move between threads and the view.
+    Map,
 }
+
+/// What a key press asks of the open branch map.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum MapCommand {
+    /// Move the selection.
+    Step(MapStep),
+    /// Open the selected thread in the transcript.
+    Open,
+    /// Zoom about the map's centre by this factor.
+    Zoom(f32),
+    /// Fit the whole map in the window.
+    Fit,
+    /// Close the map, showing what was shown before.
+    Close,
+}
+
+/// How much one `+` or `-` zooms the map.
+pub(super) const MAP_ZOOM_STEP: f32 = 1.25;
 
 /// What a key press asks of the open inbox.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +188,10 @@ pub(super) enum Command {
     ToggleInbox,
     /// A key for the open inbox.
     Inbox(InboxCommand),
+    /// Open the branch map, or close it when open.
+    ToggleMap,
+    /// A key for the open branch map.
+    Map(MapCommand),
 }
 
 /// The command for a key press in a context, if any.
@@ -181,6 +206,9 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
     }
     if context == KeyContext::Inbox {
         return inbox(key, *modifiers).map(Command::Inbox);
+    }
+    if context == KeyContext::Map {
+        return map(key, *modifiers).map(Command::Map);
     }
     // Keys that mean the same wherever the keyboard is.
     match key {
@@ -240,6 +268,9 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
             (Some('i'), context) if context != KeyContext::ChoiceItem { custom: true } => {
                 Some(Command::ToggleInbox)
             }
+            (Some('m'), context) if context != KeyContext::ChoiceItem { custom: true } => {
+                Some(Command::ToggleMap)
+            }
             (Some('j'), KeyContext::Browsing) => Some(Command::NextCard),
             (Some('k'), KeyContext::Browsing) => Some(Command::PreviousCard),
             (Some('s'), KeyContext::ChoiceItem { .. } | KeyContext::YesNoItem) => {
@@ -296,6 +327,31 @@ fn inbox(key: &Key, modifiers: Modifiers) -> Option<InboxCommand> {
             "j" => Some(InboxCommand::Step(1)),
             "k" => Some(InboxCommand::Step(-1)),
             "i" => Some(InboxCommand::Close),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn map(key: &Key, modifiers: Modifiers) -> Option<MapCommand> {
+    match key {
+        Key::Escape => Some(MapCommand::Close),
+        Key::Enter => Some(MapCommand::Open),
+        Key::Down => Some(MapCommand::Step(MapStep::Next)),
+        Key::Up => Some(MapCommand::Step(MapStep::Previous)),
+        Key::Left => Some(MapCommand::Step(MapStep::Parent)),
+        Key::Right => Some(MapCommand::Step(MapStep::FirstBranch)),
+        Key::Tab if modifiers.shift => Some(MapCommand::Step(MapStep::Previous)),
+        Key::Tab => Some(MapCommand::Step(MapStep::Next)),
+        Key::Character(text) if !modifiers.ctrl => match text.as_str() {
+            "j" => Some(MapCommand::Step(MapStep::Next)),
+            "k" => Some(MapCommand::Step(MapStep::Previous)),
+            "h" => Some(MapCommand::Step(MapStep::Parent)),
+            "l" => Some(MapCommand::Step(MapStep::FirstBranch)),
+            "+" | "=" => Some(MapCommand::Zoom(MAP_ZOOM_STEP)),
+            "-" | "_" => Some(MapCommand::Zoom(1.0 / MAP_ZOOM_STEP)),
+            "0" => Some(MapCommand::Fit),
+            "m" => Some(MapCommand::Close),
             _ => None,
         },
         _ => None,
@@ -364,6 +420,51 @@ mod tests {
     }
 
     const TYPING: KeyContext = KeyContext::Typing { multiline: false };
+
+    #[test]
+    fn m_opens_the_map_where_it_is_not_typed_and_its_keys_move_zoom_and_open() {
+        for context in [
+            KeyContext::Browsing,
+            KeyContext::YesNoItem,
+            KeyContext::Confirmation,
+        ] {
+            assert_eq!(command_for(&ch("m"), context), Some(Command::ToggleMap));
+        }
+        assert_eq!(
+            command_for(&ch("m"), TYPING),
+            Some(Command::Edit(EditCommand::Insert("m".into())))
+        );
+        assert_eq!(
+            command_for(&ch("m"), KeyContext::ChoiceItem { custom: true }),
+            Some(Command::TypeInto("m".into()))
+        );
+        let map = |press: KeyPress| command_for(&press, KeyContext::Map);
+        let step = |step| Some(Command::Map(MapCommand::Step(step)));
+        assert_eq!(map(ch("j")), step(MapStep::Next));
+        assert_eq!(map(press(Key::Down)), step(MapStep::Next));
+        assert_eq!(map(ch("k")), step(MapStep::Previous));
+        assert_eq!(map(press(Key::Left)), step(MapStep::Parent));
+        assert_eq!(map(press(Key::Right)), step(MapStep::FirstBranch));
+        assert_eq!(map(press(Key::Enter)), Some(Command::Map(MapCommand::Open)));
+        assert_eq!(
+            map(ch("+")),
+            Some(Command::Map(MapCommand::Zoom(MAP_ZOOM_STEP)))
+        );
+        assert_eq!(
+            map(ch("-")),
+            Some(Command::Map(MapCommand::Zoom(1.0 / MAP_ZOOM_STEP)))
+        );
+        assert_eq!(map(ch("0")), Some(Command::Map(MapCommand::Fit)));
+        assert_eq!(map(ch("m")), Some(Command::Map(MapCommand::Close)));
+        assert_eq!(
+            map(press(Key::Escape)),
+            Some(Command::Map(MapCommand::Close))
+        );
+        // Keys that answer or decline behind the map do nothing, or open, on it.
+        assert_eq!(map(ctrl(Key::Enter)), Some(Command::Map(MapCommand::Open)));
+        assert_eq!(map(ctrl(Key::Character("d".into()))), None);
+        assert_eq!(map(ch("o")), None);
+    }
 
     #[test]
     fn i_opens_the_inbox_wherever_it_is_not_a_letter_typed_and_its_keys_choose() {

@@ -14,6 +14,7 @@ mod gpu;
 mod inbox;
 mod keymap;
 mod layers;
+mod map;
 mod notify;
 mod opener;
 mod session;
@@ -52,6 +53,8 @@ const DRAFT_DEBOUNCE: Duration = Duration::from_millis(700);
 const FOLLOW_INTERVAL: Duration = Duration::from_millis(150);
 /// How often a countdown on screen is redrawn.
 const COUNTDOWN_TICK: Duration = Duration::from_secs(1);
+/// How much one notch of Ctrl+wheel zooms the branch map.
+const MAP_WHEEL_ZOOM: f32 = 1.15;
 
 /// What `chatsurface open` was asked for.
 #[derive(Clone, Debug)]
@@ -495,7 +498,14 @@ impl ApplicationHandler for WindowApp {
                         -(position.y / scale) as f32
                     }
                 };
-                self.desk.pending_scroll += pixels;
+                let ctrl = self.modifiers.control_key() || self.modifiers.super_key();
+                let cursor = self.cursor.map(|(x, y)| (x as f32, y as f32));
+                match self.desk.map_mut() {
+                    // Ctrl+wheel zooms about the pointer; a plain wheel moves the map.
+                    Some(map) if ctrl => map.zoom(MAP_WHEEL_ZOOM.powf(-pixels / LINE), cursor),
+                    Some(map) => map.pan(0.0, -pixels),
+                    None => self.desk.pending_scroll += pixels,
+                }
                 self.redraw_soon();
             }
             WindowEvent::CursorMoved { position, .. } => {
@@ -505,7 +515,11 @@ impl ApplicationHandler for WindowApp {
                     .map_or(1.0, |surface| surface.window.scale_factor());
                 let (x, y) = (position.x / scale, position.y / scale);
                 self.cursor = Some((x, y));
-                if self.desk.hover(x as f32, y as f32) {
+                let dragged = self
+                    .desk
+                    .map_mut()
+                    .is_some_and(|map| map.pointer_moved(x as f32, y as f32));
+                if dragged || self.desk.hover(x as f32, y as f32) {
                     self.redraw_soon();
                 }
             }
@@ -520,8 +534,28 @@ impl ApplicationHandler for WindowApp {
                 ..
             } => {
                 if let Some((x, y)) = self.cursor {
+                    // On the map a press may start a drag: it is a click only if released
+                    // where it began.
+                    if let Some(map) = self.desk.map_mut() {
+                        map.press(x as f32, y as f32);
+                        return;
+                    }
                     self.desk.click(x as f32, y as f32);
                     self.after_answer_change();
+                    self.redraw_soon();
+                }
+            }
+            WindowEvent::MouseInput {
+                state: ElementState::Released,
+                button: MouseButton::Left,
+                ..
+            } => {
+                let Some((x, y)) = self.cursor else {
+                    return;
+                };
+                let (x, y) = (x as f32, y as f32);
+                if self.desk.map_mut().is_some_and(|map| map.release(x, y)) {
+                    self.desk.click(x, y);
                     self.redraw_soon();
                 }
             }

@@ -59,4 +59,35 @@ impl LineCache {
             ))
         })
     }
+
+    /// One line of (untrusted) text cut to `room`: when it is wider, the longest prefix whose
+    /// "…" still fits (found by halving), cut at a character, never mid-glyph at the edge.
+    /// Returns the shaped line and the words it shows.
+    pub(super) fn line_within(
+        &mut self,
+        words: &str,
+        style: SpanStyle,
+        font_size: Pixels,
+        room: Pixels,
+        shaper: &mut TextSystem,
+    ) -> (Arc<ShapedText>, String) {
+        let line = self.line(words, style, font_size, shaper);
+        if line.width <= room || room <= Pixels::ZERO {
+            return (line, words.to_owned());
+        }
+        let chars: Vec<(usize, char)> = words.char_indices().collect();
+        let (mut fits, mut too_long) = (0, chars.len());
+        while too_long - fits > 1 {
+            let middle = (fits + too_long) / 2;
+            let candidate = format!("{}…", words[..chars[middle].0].trim_end());
+            if self.line(&candidate, style, font_size, shaper).width <= room {
+                fits = middle;
+            } else {
+                too_long = middle;
+            }
+        }
+        let cut = chars.get(fits).map_or(words.len(), |(at, _)| *at);
+        let shown = format!("{}…", words[..cut].trim_end());
+        (self.line(&shown, style, font_size, shaper), shown)
+    }
 }

@@ -14,6 +14,7 @@ mod header;
 mod inbox;
 mod lines;
 mod list_panel;
+mod map;
 mod overview;
 mod switcher;
 mod transcript;
@@ -23,6 +24,7 @@ pub use card::CardLayout;
 use crate::answering::CardHit;
 use crate::declutter::{DeclutteredView, Presentation};
 use crate::intent::{Intent, Overlay, ScrollAnchor};
+use crate::map::MapFrame;
 use crate::scene::{Layer, Quad, Scene, TextRun};
 use crate::text::{FontSet, SpanStyle, TextSystem};
 use crate::units::{Pixels, Point, Rect};
@@ -59,6 +61,10 @@ pub enum HitTarget {
     OverlayRow(usize),
     /// The open panel outside its rows.
     OverlayPanel,
+    /// A thread's node on the branch map, by its index in the snapshot.
+    MapNode(usize),
+    /// The branch map's area outside its nodes (where a drag pans).
+    MapArea,
 }
 
 /// A transcript card placed in the frame. Cards are kept apart from the scene, so a GPU
@@ -104,6 +110,8 @@ pub struct FrameLayout {
     pub at_bottom: bool,
     /// Transcript blocks below the viewport.
     pub blocks_below: usize,
+    /// With the branch map open: the camera it was drawn with and the area it fills.
+    pub map: Option<MapFrame>,
 }
 
 impl FrameLayout {
@@ -152,6 +160,25 @@ impl LayoutEngine {
     /// out from nothing, as a new engine would.
     pub(crate) fn reset(&mut self) {
         self.transcript = TranscriptLayout::default();
+    }
+
+    /// The whole branch map at zoom 1, in a scene of its own size, with its words as words;
+    /// arranged for a picture `aspect` times as wide as it is high.
+    pub(crate) fn whole_map(
+        &mut self,
+        snapshot: &Snapshot,
+        style: &crate::theme::Style,
+        aspect: f32,
+    ) -> (Scene, Vec<crate::render::svg::SvgLabel>) {
+        self.lines.next_frame();
+        let lang = crate::words::Lang::of(snapshot);
+        map::paint_whole_map(
+            snapshot,
+            (style, lang),
+            aspect,
+            &mut self.lines,
+            &mut self.text,
+        )
     }
 
     /// The text system, which the rasteriser needs for glyph images.
@@ -295,12 +322,30 @@ impl LayoutEngine {
             // Overlays are hit first: the pill lies over the cards.
             hits.insert(0, (pill, HitTarget::MoreBelow));
         }
-        if let Some(overlay) = &intent.overlay {
-            let panel = match overlay {
-                Overlay::Switcher(view) => switcher::switcher_panel(view, &style, intent.lang),
-                Overlay::Inbox(view) => inbox::inbox_panel(view, &style, intent.lang),
-            };
-            // Over everything, so hit before everything.
+        let mut map_frame = None;
+        let panel = match &intent.overlay {
+            Some(Overlay::Switcher(view)) => {
+                Some(switcher::switcher_panel(view, &style, intent.lang))
+            }
+            Some(Overlay::Inbox(view)) => Some(inbox::inbox_panel(view, &style, intent.lang)),
+            Some(Overlay::Map(view)) => {
+                let (over, frame) = map::paint_map_overlay(
+                    snapshot,
+                    view,
+                    scene.bounds(),
+                    (&style, intent.lang),
+                    &mut scene,
+                    &mut self.lines,
+                    &mut self.text,
+                );
+                // Over everything, so hit before everything.
+                hits.splice(0..0, over);
+                map_frame = Some(frame);
+                None
+            }
+            None => None,
+        };
+        if let Some(panel) = panel {
             let over = panel.paint(
                 scene.bounds(),
                 &style,
@@ -318,6 +363,7 @@ impl LayoutEngine {
             anchor: placed.anchor,
             at_bottom: placed.at_bottom,
             blocks_below: placed.blocks_below,
+            map: map_frame,
         }
     }
 

@@ -45,29 +45,7 @@ impl RowPainter<'_> {
             ..SpanStyle::default()
         };
         let room = clip.intersect(&self.clip).right() - x;
-        let mut line = self.lines.line(words, style, size, self.text);
-        if line.width > room && room > Pixels::ZERO {
-            // Cut at a character and say so with an ellipsis, never mid-glyph at the edge:
-            // the longest prefix whose "…" still fits, found by halving.
-            let chars: Vec<(usize, char)> = words.char_indices().collect();
-            let (mut fits, mut too_long) = (0, chars.len());
-            while too_long - fits > 1 {
-                let middle = (fits + too_long) / 2;
-                let candidate = format!("{}…", words[..chars[middle].0].trim_end());
-                if self.lines.line(&candidate, style, size, self.text).width <= room {
-                    fits = middle;
-                } else {
-                    too_long = middle;
-                }
-            }
-            let cut = chars.get(fits).map_or(words.len(), |(at, _)| *at);
-            line = self.lines.line(
-                &format!("{}…", words[..cut].trim_end()),
-                style,
-                size,
-                self.text,
-            );
-        }
+        let (line, _) = self.lines.line_within(words, style, size, room, self.text);
         let width = line.width;
         let y = top + (metrics.overview_row_height - line.height) * 0.5;
         self.scene.push_text(TextRun {

@@ -7,6 +7,7 @@
 //! threads or themes.
 
 mod glyphs;
+pub(crate) mod svg;
 mod tiny_skia_backend;
 
 pub(crate) use tiny_skia_backend::TinySkiaRasterizer;
