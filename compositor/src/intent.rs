@@ -9,6 +9,7 @@
 use crate::answering::AnswerView;
 use crate::inbox::InboxView;
 use crate::map::MapView;
+use crate::search::{SearchHit, SearchView};
 use crate::switcher::SwitcherView;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, ScaleFactor};
@@ -106,6 +107,8 @@ pub struct IntentRequest {
     pub now: Option<std::time::SystemTime>,
     /// The panel open over the frame, if any: the session switcher or the inbox.
     pub overlay: Option<Overlay>,
+    /// The search bar, while it is open: what was typed and what matches.
+    pub search: Option<SearchView>,
 }
 
 /// A panel the window opens over the frame; it hides what is under it and moves nothing.
@@ -178,6 +181,8 @@ pub struct Intent {
     pub now: Option<std::time::SystemTime>,
     /// The panel open over the frame, with its selection within its rows.
     pub overlay: Option<Overlay>,
+    /// The search bar, with only the matches that are nodes of this snapshot.
+    pub search: Option<SearchView>,
     /// The language of the surface's own words, the session's.
     pub lang: Lang,
 }
@@ -281,6 +286,24 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
         notice: request.notice.clone(),
         now: request.now,
         overlay: request.overlay.clone().map(Overlay::checked),
+        search: request.search.clone().map(|mut search| {
+            let here = |hit: &SearchHit| {
+                snapshot.contains(hit.node) && hit.thread < snapshot.threads.len()
+            };
+            if !search.hits.iter().all(here) {
+                search.hits = search
+                    .hits
+                    .iter()
+                    .filter(|hit| here(hit))
+                    .copied()
+                    .collect();
+                search.current = None;
+            }
+            search.current = search
+                .current
+                .filter(|&current| current < search.hits.len());
+            search
+        }),
         lang: Lang::of(snapshot),
     })
 }

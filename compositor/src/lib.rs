@@ -22,6 +22,7 @@ mod markdown;
 mod render;
 mod sanitize;
 mod scene;
+mod search;
 mod switcher;
 mod text;
 mod theme;
@@ -45,6 +46,7 @@ pub use intent::{
 pub use layout::{frame_regions, CardLayout, FrameLayout, FrameRegions, HitTarget};
 pub use map::{map_step, MapCamera, MapFrame, MapStep, MapView, ZOOM_RANGE};
 pub use sanitize::one_line;
+pub use search::{find_in_session, nodes_to_unfold, SearchHit, SearchView, QUERY_CHARS};
 pub use switcher::{SwitcherRow, SwitcherView};
 pub use text::{FontSet, TextSystem};
 pub use theme::{Density, Style, Theme};

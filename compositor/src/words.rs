@@ -133,6 +133,8 @@ pub enum Word {
     BranchMap,
     /// The keys that work on the branch map.
     MapKeys,
+    /// The keys that work in the search bar.
+    SearchKeys,
 }
 
 /// Something counted.
@@ -312,6 +314,8 @@ impl Lang {
             (Lang::Ru, QuestionMark) => "вопрос",
             (Lang::En, BranchMap) => "Branch map",
             (Lang::Ru, BranchMap) => "Карта веток",
+            (Lang::En, SearchKeys) => "Enter older · Shift+Enter newer · Esc close",
+            (Lang::Ru, SearchKeys) => "Enter старше · Shift+Enter новее · Esc закрыть",
             (Lang::En, MapKeys) => {
                 "↑↓ j k move · ← parent · → branch · Enter open · + − zoom · 0 fit · drag or Ctrl+wheel · Esc close"
             }
@@ -438,6 +442,16 @@ impl Lang {
             (Lang::Ru, 0) => "с начала".to_owned(),
             (Lang::En, count) => format!("from message {count}"),
             (Lang::Ru, count) => format!("от сообщения {count}"),
+        }
+    }
+
+    /// Where the search stands: "3 of 12", or that nothing matches.
+    pub fn search_matches(self, current: Option<usize>, total: usize) -> String {
+        match (self, total) {
+            (Lang::En, 0) => "no match".to_owned(),
+            (Lang::Ru, 0) => "нет совпадений".to_owned(),
+            (Lang::En, _) => format!("{} of {total}", current.map_or(0, |at| at + 1)),
+            (Lang::Ru, _) => format!("{} из {total}", current.map_or(0, |at| at + 1)),
         }
     }
 

@@ -13,10 +13,13 @@
 use super::answer::Answering;
 use super::editor::{Clipboard, EditCommand};
 use super::inbox::{self, Inbox};
-use super::keymap::{Command, InboxCommand, KeyContext, MapCommand, SwitcherCommand};
+use super::keymap::{
+    Command, InboxCommand, KeyContext, MapCommand, SearchCommand, SwitcherCommand,
+};
 use super::map::BranchMap;
 use super::notify::{Announcer, DesktopNotice};
 use super::opener;
+use super::search::Search;
 use super::session::{is_demo, SessionLog};
 use super::shelf::{Shelf, WaitingQuestion};
 use super::switcher::{Scanner, Switcher};
@@ -158,6 +161,8 @@ pub(super) struct Desk {
     inbox: Option<Inbox>,
     /// The branch map, while it is open.
     map: Option<BranchMap>,
+    /// The search bar, while it is open.
+    search: Option<Search>,
     /// What of the waiting questions was news.
     announcer: Announcer,
     /// Notifications of questions new in other sessions, for the window to deliver.
@@ -165,6 +170,9 @@ pub(super) struct Desk {
     /// Whether the store's logs were looked at once.
     looked: bool,
 }
+
+/// How far below the transcript's top a search match is scrolled to: below the search bar.
+const SEARCH_BAR_ROOM: f32 = 60.0;
 
 /// The default [`Desk::click_grace`]: longer than a human takes to notice a change and stop
 /// a click already on its way.
@@ -220,6 +228,7 @@ impl Desk {
             folders: Folders::of_this_machine(),
             inbox: None,
             map: None,
+            search: None,
             announcer: Announcer::default(),
             notices: Vec::new(),
             looked: false,
@@ -267,7 +276,13 @@ impl Desk {
             }),
             now: Some(SystemTime::now()),
             overlay: self.overlay(),
+            search: self.search.as_ref().map(Search::view),
         }
+    }
+
+    /// The search bar, while it is open (the window rings its matches).
+    pub(super) fn search(&self) -> Option<&Search> {
+        self.search.as_ref()
     }
 
     /// The panel open over the frame: the switcher, the map, or the inbox with what waits
@@ -329,6 +344,10 @@ impl Desk {
     /// shows for the pointer and the keyboard.
     pub(super) fn lay_out(&mut self, viewport: Viewport) -> Option<(FrameLayout, FrameInfo)> {
         self.settle();
+        if let Some(search) = &mut self.search {
+            // What an agent wrote since is searched too.
+            search.refresh(self.shelf.shown().snapshot());
+        }
         let mut request = self.request(viewport);
         let snapshot = self.shelf.shown().snapshot();
         if self.pending_scroll != 0.0 {
@@ -569,6 +588,50 @@ impl Desk {
         self.map = Some(BranchMap::open(snapshot, in_view));
     }
 
+    fn search_command(&mut self, command: SearchCommand) {
+        let snapshot = self.shelf.shown().snapshot();
+        let Some(search) = &mut self.search else {
+            return;
+        };
+        let shown = match command {
+            SearchCommand::Type(text) => {
+                search.type_text(&text);
+                search.refresh(snapshot)
+            }
+            SearchCommand::Erase => {
+                search.erase();
+                search.refresh(snapshot)
+            }
+            SearchCommand::Step(delta) => search.step(delta),
+            SearchCommand::Close => {
+                self.search = None;
+                return;
+            }
+        };
+        if let Some(node) = shown {
+            self.show_match(node);
+        }
+    }
+
+    /// Brings a search match into view: unfolds what hides it (a long message, an answered
+    /// batch, the resolved threads it lies in), leaves a thread drilled into that does not
+    /// hold it, focuses its card and scrolls to it, below the search bar.
+    fn show_match(&mut self, node: NodeRef) {
+        let snapshot = self.shelf.shown().snapshot();
+        self.expanded
+            .extend(chatsurface_compositor::nodes_to_unfold(snapshot, node));
+        self.reveal(node);
+        if let ScrollAnchor::Block { block, .. } = self.scroll {
+            if block == node {
+                self.scroll = ScrollAnchor::Block {
+                    block,
+                    offset: px(-SEARCH_BAR_ROOM),
+                };
+            }
+        }
+        self.focused_card = Some(node);
+    }
+
     fn map_command(&mut self, command: MapCommand) {
         let snapshot = self.shelf.shown().snapshot();
         let Some(map) = self.map.as_mut().filter(|map| map.is_of(snapshot)) else {
@@ -649,6 +712,7 @@ impl Desk {
         self.shown = ShownFrame::default();
         self.confirmation_shown_at.clear();
         self.map = None;
+        self.search = None;
         self.compositor.reset();
         self.switches += 1;
         self.switched_at = Some(Instant::now());
@@ -832,6 +896,9 @@ impl Desk {
         if self.map.is_some() {
             return KeyContext::Map;
         }
+        if self.search.is_some() {
+            return KeyContext::Search;
+        }
         match &self.answering {
             Some(answering) if answering.history() == self.snapshot().history => {
                 answering.context(self.snapshot())
@@ -850,6 +917,17 @@ impl Desk {
             Command::Inbox(command) => return self.inbox_command(command),
             Command::ToggleMap => return self.toggle_map(),
             Command::Map(command) => return self.map_command(command),
+            Command::OpenSearch if !self.overlay_open() => {
+                self.search.get_or_insert_with(Search::default);
+                return;
+            }
+            Command::Search(command) => return self.search_command(command),
+            // Text an input method composed goes into the query while the bar has the keys.
+            Command::Edit(EditCommand::Insert(text))
+                if self.key_context() == KeyContext::Search =>
+            {
+                return self.search_command(SearchCommand::Type(text));
+            }
             // Text an input method composed arrives as an edit, wherever the keyboard is.
             Command::Edit(EditCommand::Insert(text)) if self.switcher.is_some() => {
                 return self.switcher_command(SwitcherCommand::Type(text));
@@ -981,7 +1059,9 @@ impl Desk {
             | Command::ToggleInbox
             | Command::Inbox(_)
             | Command::ToggleMap
-            | Command::Map(_) => {}
+            | Command::Map(_)
+            | Command::OpenSearch
+            | Command::Search(_) => {}
         }
     }
 
@@ -1131,6 +1211,7 @@ impl Desk {
                 | HitTarget::MapNode(_)
                 | HitTarget::MapArea,
             )
+            | Some(HitTarget::SearchBar)
             | None => {}
         }
     }
@@ -1962,6 +2043,83 @@ mod mouse_tests {
         click_at(&mut desk, second);
         assert_eq!(desk.thread_focus.as_ref().map(|id| id.as_str()), Some("b2"));
         assert!(!desk.overlay_open());
+    }
+
+    #[test]
+    fn search_finds_a_word_in_a_resolved_branch_unfolds_it_and_steps_through_matches() {
+        let (_root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "planner");
+        agent.say("The first PINEAPPLE, on the main line.");
+        let append = |agent: &mut Agent, value: serde_json::Value| {
+            agent.writer.append(body(value)).unwrap();
+        };
+        append(
+            &mut agent,
+            json!({"type":"thread_opened","thread":{"id":"side","parent":"main","title":"Side","kind":"branch"}}),
+        );
+        let long_output = format!(
+            "{}\nthe pineapple is deep in this output",
+            "line\n".repeat(40)
+        );
+        append(
+            &mut agent,
+            json!({"type":"message_appended","message":{"id":"tool-1","thread_id":"side","role":"tool","text":long_output}}),
+        );
+        append(
+            &mut agent,
+            json!({"type":"thread_status_changed","thread_id":"side","status":"resolved"}),
+        );
+        for _ in 0..12 {
+            agent.say("Filler on the main line, so the first message is far above.");
+        }
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.lay_out(viewport());
+        let on_screen =
+            |desk: &Desk, node: NodeRef| desk.shown.cards.iter().any(|(shown, _)| *shown == node);
+        let tool = NodeRef::Message(1);
+        assert!(
+            !on_screen(&desk, tool),
+            "folded into the resolved branch's summary"
+        );
+
+        desk.command(Command::OpenSearch);
+        assert_eq!(desk.key_context(), KeyContext::Search);
+        for letter in ["p", "i", "n", "E", "a", "p", "p", "l", "e"] {
+            desk.command(Command::Search(SearchCommand::Type(letter.into())));
+        }
+        // The newest match first: inside the resolved branch's folded tool output.
+        assert_eq!(desk.focused_card, Some(tool));
+        assert!(desk.expanded.contains(&NodeRef::Thread(1)));
+        desk.lay_out(viewport());
+        assert!(
+            on_screen(&desk, tool),
+            "the branch and the output unfold to show it"
+        );
+        hit_of(&desk, |target| *target == HitTarget::SearchBar);
+
+        desk.command(Command::Search(SearchCommand::Step(1)));
+        assert_eq!(desk.focused_card, Some(NodeRef::Message(0)));
+        desk.lay_out(viewport());
+        assert!(on_screen(&desk, NodeRef::Message(0)));
+        // Round the end, back to the newest.
+        desk.command(Command::Search(SearchCommand::Step(1)));
+        assert_eq!(desk.focused_card, Some(tool));
+
+        // What the agent writes while the bar is open is found; the current match stays.
+        agent.say("A later pineapple.");
+        desk.look();
+        desk.lay_out(viewport());
+        assert_eq!(
+            desk.search().map(|search| search.current_node()),
+            Some(Some(tool))
+        );
+        desk.command(Command::Search(SearchCommand::Step(-1)));
+        assert!(matches!(desk.focused_card, Some(NodeRef::Message(_))));
+        assert_ne!(desk.focused_card, Some(tool));
+
+        desk.command(Command::Search(SearchCommand::Close));
+        assert_eq!(desk.key_context(), KeyContext::Browsing);
+        assert!(desk.focused_card.is_some(), "closing stays on the match");
     }
 
     #[test]

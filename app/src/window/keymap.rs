@@ -89,6 +89,21 @@ pub(super) enum KeyContext {
     Inbox,
     /// The branch map is open: keys move between threads and the view.
     Map,
+    /// The search bar has the keyboard: keys type the query and move between matches.
+    Search,
+}
+
+/// What a key press asks of the search bar.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum SearchCommand {
+    /// Add text to the query.
+    Type(String),
+    /// Remove the query's last character.
+    Erase,
+    /// Go to the next older match (1) or newer (-1).
+    Step(isize),
+    /// Close the bar, staying on the match shown.
+    Close,
 }
 
 /// What a key press asks of the open branch map.
@@ -192,6 +207,10 @@ pub(super) enum Command {
     ToggleMap,
     /// A key for the open branch map.
     Map(MapCommand),
+    /// Open the search bar (or give it the keyboard again).
+    OpenSearch,
+    /// A key for the search bar.
+    Search(SearchCommand),
 }
 
 /// The command for a key press in a context, if any.
@@ -209,6 +228,12 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
     }
     if context == KeyContext::Map {
         return map(key, *modifiers).map(Command::Map);
+    }
+    if ctrl && matches!(key, Key::Character(text) if text.eq_ignore_ascii_case("f")) {
+        return Some(Command::OpenSearch);
+    }
+    if context == KeyContext::Search {
+        return search(key, *modifiers).map(Command::Search);
     }
     // Keys that mean the same wherever the keyboard is.
     match key {
@@ -270,6 +295,9 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
             }
             (Some('m'), context) if context != KeyContext::ChoiceItem { custom: true } => {
                 Some(Command::ToggleMap)
+            }
+            (Some('/'), context) if context != KeyContext::ChoiceItem { custom: true } => {
+                Some(Command::OpenSearch)
             }
             (Some('j'), KeyContext::Browsing) => Some(Command::NextCard),
             (Some('k'), KeyContext::Browsing) => Some(Command::PreviousCard),
@@ -358,6 +386,20 @@ fn map(key: &Key, modifiers: Modifiers) -> Option<MapCommand> {
     }
 }
 
+fn search(key: &Key, modifiers: Modifiers) -> Option<SearchCommand> {
+    match key {
+        Key::Escape => Some(SearchCommand::Close),
+        Key::Enter if modifiers.shift => Some(SearchCommand::Step(-1)),
+        Key::Enter => Some(SearchCommand::Step(1)),
+        Key::Down => Some(SearchCommand::Step(1)),
+        Key::Up => Some(SearchCommand::Step(-1)),
+        Key::Backspace => Some(SearchCommand::Erase),
+        Key::Space => Some(SearchCommand::Type(" ".into())),
+        Key::Character(text) if !modifiers.ctrl => Some(SearchCommand::Type(text.clone())),
+        _ => None,
+    }
+}
+
 fn typing(key: &Key, modifiers: Modifiers, multiline: bool) -> Option<Command> {
     let (ctrl, shift) = (modifiers.ctrl, modifiers.shift);
     let go = |motion| {
@@ -420,6 +462,59 @@ mod tests {
     }
 
     const TYPING: KeyContext = KeyContext::Typing { multiline: false };
+
+    #[test]
+    fn slash_or_ctrl_f_opens_the_search_whose_keys_type_and_step_through_matches() {
+        assert_eq!(
+            command_for(&ch("/"), KeyContext::Browsing),
+            Some(Command::OpenSearch)
+        );
+        assert_eq!(
+            command_for(&ch("/"), TYPING),
+            Some(Command::Edit(EditCommand::Insert("/".into())))
+        );
+        for context in [KeyContext::Browsing, TYPING, KeyContext::Search] {
+            assert_eq!(
+                command_for(&ctrl(Key::Character("f".into())), context),
+                Some(Command::OpenSearch),
+                "{context:?}"
+            );
+        }
+        let search = |press: KeyPress| command_for(&press, KeyContext::Search);
+        assert_eq!(
+            search(ch("m")),
+            Some(Command::Search(SearchCommand::Type("m".into())))
+        );
+        assert_eq!(
+            search(ch("/")),
+            Some(Command::Search(SearchCommand::Type("/".into())))
+        );
+        assert_eq!(
+            search(press(Key::Enter)),
+            Some(Command::Search(SearchCommand::Step(1)))
+        );
+        let shift_enter = KeyPress {
+            key: Key::Enter,
+            modifiers: Modifiers {
+                shift: true,
+                ..Modifiers::default()
+            },
+        };
+        assert_eq!(
+            search(shift_enter),
+            Some(Command::Search(SearchCommand::Step(-1)))
+        );
+        assert_eq!(
+            search(press(Key::Backspace)),
+            Some(Command::Search(SearchCommand::Erase))
+        );
+        assert_eq!(
+            search(press(Key::Escape)),
+            Some(Command::Search(SearchCommand::Close))
+        );
+        // Keys that answer or decline do nothing while the bar has the keyboard.
+        assert_eq!(search(ctrl(Key::Character("d".into()))), None);
+    }
 
     #[test]
     fn m_opens_the_map_where_it_is_not_typed_and_its_keys_move_zoom_and_open() {

@@ -17,6 +17,7 @@ mod layers;
 mod map;
 mod notify;
 mod opener;
+mod search;
 mod session;
 mod shelf;
 mod stats;
@@ -233,6 +234,18 @@ impl WindowApp {
                 color: palette.text.with_alpha(14),
                 outline: None,
             });
+        }
+        // Every search match on screen is ringed; the current one is the focused card.
+        if let Some(search) = self.desk.search().filter(|_| cards_highlighted) {
+            for card in frame.cards.iter().filter(|card| search.matches(card.node)) {
+                if let Some(rect) = frame.card_rect(card.node) {
+                    highlights.push(Highlight {
+                        rect,
+                        color: palette.question.with_alpha(170),
+                        outline: Some(1.5),
+                    });
+                }
+            }
         }
         if let Some(rect) = self
             .desk

@@ -49,15 +49,17 @@ pub(crate) fn node_facts(snapshot: &Snapshot, node: &MapNode, lang: Lang) -> Str
     facts.join(" · ")
 }
 
-/// The counts of open work at a node's right: open questions, pending confirmations.
+/// The counts at a node's right: the search's matches (`found`), open questions, pending
+/// confirmations.
 pub(crate) fn node_counts(
     snapshot: &Snapshot,
-    thread: usize,
+    (thread, found): (usize, usize),
     style: &Style,
 ) -> Vec<(String, Color)> {
     let node = &snapshot.threads[thread];
     let palette = style.palette;
     [
+        (found, '⌕', palette.accent),
         (node.open_questions, '?', palette.question),
         (node.pending_confirmations, '⚠', palette.danger),
     ]
@@ -110,6 +112,8 @@ pub(super) type MapHits = Vec<(Rect, HitTarget)>;
 
 struct MapPainter<'a> {
     snapshot: &'a Snapshot,
+    /// The search's matches by thread (empty without a search).
+    found: &'a [usize],
     map: &'a Arrangement,
     style: &'a Style,
     lang: Lang,
@@ -281,9 +285,16 @@ impl MapPainter<'_> {
             let padding = metrics.padding * zoom;
             let thread = &self.snapshot.threads[node.thread];
             let mut right = bounds.right() - padding;
-            for (count, count_color) in node_counts(self.snapshot, node.thread, self.style)
-                .into_iter()
-                .rev()
+            for (count, count_color) in node_counts(
+                self.snapshot,
+                (
+                    node.thread,
+                    self.found.get(node.thread).copied().unwrap_or(0),
+                ),
+                self.style,
+            )
+            .into_iter()
+            .rev()
             {
                 let width = self
                     .lines
@@ -340,7 +351,7 @@ impl MapPainter<'_> {
 /// title, counts and keys, and the map under it through the view's camera (fitted when it
 /// has none; moved to show the selected node when asked).
 pub(super) fn paint_map_overlay(
-    snapshot: &Snapshot,
+    (snapshot, found): (&Snapshot, &[usize]),
     view: &MapView,
     frame: Rect,
     (style, lang): (&Style, Lang),
@@ -432,6 +443,7 @@ pub(super) fn paint_map_overlay(
     }
     let hits = MapPainter {
         snapshot,
+        found,
         map: &map,
         style,
         lang,
@@ -461,6 +473,7 @@ pub(super) fn paint_whole_map(
     let area = scene.bounds();
     let mut painter = MapPainter {
         snapshot,
+        found: &[],
         map: &map,
         style,
         lang,

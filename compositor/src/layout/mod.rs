@@ -16,6 +16,7 @@ mod lines;
 mod list_panel;
 mod map;
 mod overview;
+mod search;
 mod switcher;
 mod transcript;
 
@@ -65,6 +66,8 @@ pub enum HitTarget {
     MapNode(usize),
     /// The branch map's area outside its nodes (where a drag pans).
     MapArea,
+    /// The search bar.
+    SearchBar,
 }
 
 /// A transcript card placed in the frame. Cards are kept apart from the scene, so a GPU
@@ -235,8 +238,13 @@ impl LayoutEngine {
             &mut self.lines,
             &mut self.text,
         );
+        // Search matches by thread, marked in the overview and on the map.
+        let found = intent
+            .search
+            .as_ref()
+            .map_or_else(Vec::new, |search| search.per_thread(snapshot.threads.len()));
         let mut hits = overview::paint_overview(
-            snapshot,
+            (snapshot, &found),
             &view.overview,
             regions.overview,
             (&style, intent.lang),
@@ -322,6 +330,17 @@ impl LayoutEngine {
             // Overlays are hit first: the pill lies over the cards.
             hits.insert(0, (pill, HitTarget::MoreBelow));
         }
+        if let Some(search) = &intent.search {
+            let bar = search::paint_search_bar(
+                search,
+                regions.transcript,
+                (&style, intent.lang),
+                &mut scene,
+                &mut self.lines,
+                &mut self.text,
+            );
+            hits.insert(0, (bar, HitTarget::SearchBar));
+        }
         let mut map_frame = None;
         let panel = match &intent.overlay {
             Some(Overlay::Switcher(view)) => {
@@ -330,7 +349,7 @@ impl LayoutEngine {
             Some(Overlay::Inbox(view)) => Some(inbox::inbox_panel(view, &style, intent.lang)),
             Some(Overlay::Map(view)) => {
                 let (over, frame) = map::paint_map_overlay(
-                    snapshot,
+                    (snapshot, &found),
                     view,
                     scene.bounds(),
                     (&style, intent.lang),

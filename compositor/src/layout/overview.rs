@@ -85,7 +85,7 @@ pub(super) fn rows_that_fit(region: Rect, style: &Style) -> usize {
 
 /// Paints the overview rows into `region`; returns what each thread row lets the pointer hit.
 pub(super) fn paint_overview(
-    snapshot: &Snapshot,
+    (snapshot, found): (&Snapshot, &[usize]),
     rows: &[OverviewRow],
     region: Rect,
     (style, lang): (&Style, Lang),
@@ -122,7 +122,8 @@ pub(super) fn paint_overview(
                 above,
                 focused,
             } => {
-                painter.thread_row(snapshot, (*thread, above), *focused, x, row_rect);
+                let found = found.get(*thread).copied().unwrap_or(0);
+                painter.thread_row(snapshot, (*thread, above), (*focused, found), x, row_rect);
                 hits.push((row_rect, HitTarget::OverviewThread(*thread)));
             }
             OverviewEntry::Question { node } => {
@@ -192,7 +193,7 @@ impl RowPainter<'_> {
         &mut self,
         snapshot: &Snapshot,
         (thread, above): (usize, &[usize]),
-        focused: bool,
+        (focused, found): (bool, usize),
         x: Pixels,
         row: Rect,
     ) {
@@ -225,7 +226,9 @@ impl RowPainter<'_> {
             ThreadStatus::Resolved => ("✓", palette.decision),
         };
         let mark_width = self.words(mark, false, mark_color, x, row.y, row);
+        // `found`: the search's matches in the thread.
         let counts = [
+            (found, '⌕', palette.accent),
             (node.open_questions, '?', palette.question),
             (node.pending_confirmations, '⚠', palette.danger),
             (node.decisions, '✓', palette.decision),

@@ -1,0 +1,200 @@
+//! Search in one session: which nodes say what the operator typed, and how Layout marks them.
+//!
+//! [`find_in_session`] reads every node's words as the transcript shows them (messages and
+//! tool output, folded or not; a batch's title, prompts, options and answers; a
+//! confirmation's words and the human's comment; decisions; thread titles) and returns the
+//! nodes that contain the query, ignoring case (Unicode's, so «Поиск» finds «поиск»), newest
+//! first. The window keeps the matches and which one is current and hands them over as a
+//! [`SearchView`]; Layout draws the search bar and marks the threads with matches in the
+//! overview and the map. [`nodes_to_unfold`] says what must be unfolded for a match to show.
+//! This module reads the snapshot only; it never decides what the transcript shows.
+
+use chatsurface_model::{NodeRef, Snapshot, ThreadStatus};
+use regex::{Regex, RegexBuilder};
+use std::sync::Arc;
+
+/// The longest query searched for, in characters.
+pub const QUERY_CHARS: usize = 200;
+
+/// One node that says what was searched for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchHit {
+    /// The node.
+    pub node: NodeRef,
+    /// Its thread's index in the snapshot.
+    pub thread: usize,
+}
+
+/// The search as the window hands it to the pipeline.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchView {
+    /// What was typed.
+    pub query: String,
+    /// The nodes that match, newest first (shared, since the window hands them over with
+    /// every frame).
+    pub hits: Arc<[SearchHit]>,
+    /// The match shown now, an index into `hits`.
+    pub current: Option<usize>,
+}
+
+impl SearchView {
+    /// How many matches there are in each thread, by the thread's index.
+    pub(crate) fn per_thread(&self, threads: usize) -> Vec<usize> {
+        let mut counts = vec![0; threads];
+        for hit in self.hits.iter() {
+            if let Some(count) = counts.get_mut(hit.thread) {
+                *count += 1;
+            }
+        }
+        counts
+    }
+}
+
+fn matcher(query: &str) -> Option<Regex> {
+    let query: String = query.trim().chars().take(QUERY_CHARS).collect();
+    if query.is_empty() {
+        return None;
+    }
+    // A literal, so what is typed is never a pattern; the crate folds case by Unicode's rules
+    // and searches long texts with its literal optimisations.
+    RegexBuilder::new(&regex::escape(&query))
+        .case_insensitive(true)
+        .build()
+        .ok()
+}
+
+/// Whether any of a node's words contain the query.
+fn says(snapshot: &Snapshot, node: NodeRef, matcher: &Regex) -> bool {
+    let found = |text: &str| matcher.is_match(text);
+    match node {
+        NodeRef::Message(index) => found(&snapshot.messages[index].spec.text),
+        NodeRef::Decision(index) => found(&snapshot.decisions[index].spec.text),
+        NodeRef::Thread(index) => found(&snapshot.threads[index].spec.title),
+        NodeRef::Confirmation(index) => {
+            let confirmation = &snapshot.confirmations[index];
+            let spec = &confirmation.spec;
+            found(&spec.message)
+                || spec.title.as_deref().is_some_and(found)
+                || confirmation.outcome_comment.as_deref().is_some_and(found)
+        }
+        NodeRef::Batch(index) => {
+            let batch = &snapshot.batches[index];
+            let spec = &batch.spec;
+            let asked = spec.title.as_deref().is_some_and(found)
+                || spec.items.iter().any(|item| {
+                    found(&item.prompt)
+                        || item.header.as_deref().is_some_and(found)
+                        || item.options.iter().any(|option| {
+                            found(&option.label) || option.detail.as_deref().is_some_and(found)
+                        })
+                });
+            let answered = batch.response.as_ref().is_some_and(|response| {
+                response.general.as_deref().is_some_and(found)
+                    || response
+                        .answers
+                        .iter()
+                        .any(|answer| answer.text.as_deref().is_some_and(found))
+            });
+            asked || answered
+        }
+    }
+}
+
+/// The nodes of the session that contain `query` (case ignored), newest first; none for an
+/// empty query.
+pub fn find_in_session(snapshot: &Snapshot, query: &str) -> Vec<SearchHit> {
+    let Some(matcher) = matcher(query) else {
+        return Vec::new();
+    };
+    snapshot
+        .timeline
+        .iter()
+        .rev()
+        .filter(|entry| says(snapshot, entry.node, &matcher))
+        .map(|entry| SearchHit {
+            node: entry.node,
+            thread: entry.thread,
+        })
+        .collect()
+}
+
+/// What must be unfolded for `node` to show as a card of its own, whole: the node itself,
+/// and every resolved thread from its own up to its topic (a resolved thread folds into one
+/// summary line, with all it holds). These go into the request's `expanded`.
+pub fn nodes_to_unfold(snapshot: &Snapshot, node: NodeRef) -> Vec<NodeRef> {
+    let mut unfold = vec![node];
+    let thread = snapshot
+        .timeline
+        .iter()
+        .find(|entry| entry.node == node)
+        .map(|entry| entry.thread);
+    let mut current = thread;
+    while let Some(index) = current {
+        if snapshot.threads[index].status == ThreadStatus::Resolved {
+            unfold.push(NodeRef::Thread(index));
+        }
+        current = snapshot.parent_of(index);
+    }
+    unfold
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{answer, batch, decision, message, resolve, snapshot_from, thread};
+
+    fn session() -> Snapshot {
+        snapshot_from(&[
+            thread("main", None),
+            message("m1", "main", "Поиск по журналу работает."),
+            thread("side", Some("main")),
+            message(
+                "m2",
+                "side",
+                &format!("{}needle at the end", "x".repeat(5000)),
+            ),
+            resolve("side"),
+            batch("b1", "main"),
+            answer("b1"),
+            decision("d1", "main", "Use the NEEDLE approach"),
+        ])
+    }
+
+    #[test]
+    fn finds_words_in_any_case_in_folded_output_and_decisions_newest_first() {
+        let snapshot = session();
+        let found = |query: &str| -> Vec<NodeRef> {
+            find_in_session(&snapshot, query)
+                .iter()
+                .map(|hit| hit.node)
+                .collect()
+        };
+        assert_eq!(
+            found("needle"),
+            vec![NodeRef::Decision(0), NodeRef::Message(1)]
+        );
+        assert_eq!(found("ПОИСК"), vec![NodeRef::Message(0)]);
+        assert_eq!(found("which?"), vec![NodeRef::Batch(0)], "a prompt");
+        assert_eq!(found("Thread side"), vec![NodeRef::Thread(1)]);
+        assert_eq!(
+            found(".*"),
+            Vec::<NodeRef>::new(),
+            "a literal, not a pattern"
+        );
+        assert!(found("   ").is_empty());
+        assert!(found("absent").is_empty());
+    }
+
+    #[test]
+    fn a_match_in_a_resolved_branch_unfolds_the_branch_and_itself() {
+        let snapshot = session();
+        assert_eq!(
+            nodes_to_unfold(&snapshot, NodeRef::Message(1)),
+            vec![NodeRef::Message(1), NodeRef::Thread(1)]
+        );
+        assert_eq!(
+            nodes_to_unfold(&snapshot, NodeRef::Message(0)),
+            vec![NodeRef::Message(0)]
+        );
+    }
+}
