@@ -109,6 +109,12 @@ pub struct IntentRequest {
     pub overlay: Option<Overlay>,
     /// The search bar, while it is open: what was typed and what matches.
     pub search: Option<SearchView>,
+    /// The overview row the keyboard is on, by its place from the panel's top, while the
+    /// overview has the keyboard.
+    pub overview_cursor: Option<usize>,
+    /// The overview row under the pointer, by its place from the top: a row cut to fit shows
+    /// its whole words beside it.
+    pub overview_hover: Option<usize>,
 }
 
 /// A panel the window opens over the frame; it hides what is under it and moves nothing.
@@ -183,6 +189,10 @@ pub struct Intent {
     pub overlay: Option<Overlay>,
     /// The search bar, with only the matches that are nodes of this snapshot.
     pub search: Option<SearchView>,
+    /// The overview row the keyboard is on.
+    pub overview_cursor: Option<usize>,
+    /// The overview row under the pointer.
+    pub overview_hover: Option<usize>,
     /// The language of the surface's own words, the session's.
     pub lang: Lang,
 }
@@ -304,6 +314,8 @@ pub fn resolve_intent(snapshot: &Snapshot, request: &IntentRequest) -> Result<In
                 .filter(|&current| current < search.hits.len());
             search
         }),
+        overview_cursor: request.overview_cursor,
+        overview_hover: request.overview_hover,
         lang: Lang::of(snapshot),
     })
 }

@@ -13,9 +13,8 @@
 use super::answer::Answering;
 use super::editor::{Clipboard, EditCommand};
 use super::inbox::{self, Inbox};
-use super::keymap::{
-    Command, InboxCommand, KeyContext, MapCommand, SearchCommand, SwitcherCommand,
-};
+use super::keymap::{Command, InboxCommand, KeyContext, MapCommand, OverviewCommand};
+use super::keymap::{SearchCommand, SwitcherCommand};
 use super::map::BranchMap;
 use super::notify::{Announcer, DesktopNotice};
 use super::opener;
@@ -163,6 +162,11 @@ pub(super) struct Desk {
     map: Option<BranchMap>,
     /// The search bar, while it is open.
     search: Option<Search>,
+    /// The overview row the keyboard is on, by its place from the top, while the overview
+    /// has the keyboard.
+    overview_cursor: Option<usize>,
+    /// The overview row under the pointer, by its place from the top.
+    overview_hover: Option<usize>,
     /// What of the waiting questions was news.
     announcer: Announcer,
     /// Notifications of questions new in other sessions, for the window to deliver.
@@ -229,6 +233,8 @@ impl Desk {
             inbox: None,
             map: None,
             search: None,
+            overview_cursor: None,
+            overview_hover: None,
             announcer: Announcer::default(),
             notices: Vec::new(),
             looked: false,
@@ -277,7 +283,23 @@ impl Desk {
             now: Some(SystemTime::now()),
             overlay: self.overlay(),
             search: self.search.as_ref().map(Search::view),
+            overview_cursor: self.overview_cursor,
+            overview_hover: self.overview_hover,
         }
+    }
+
+    /// The overview's rows in the last frame, top to bottom, with what each is for.
+    fn overview_rows(&self) -> Vec<(Rect, HitTarget)> {
+        let region = self.shown.regions.overview;
+        let mut rows: Vec<(Rect, HitTarget)> = self
+            .shown
+            .hits
+            .iter()
+            .filter(|(rect, _)| region.contains_xy(rect.x.as_f32() + 1.0, rect.y.as_f32() + 1.0))
+            .copied()
+            .collect();
+        rows.sort_by(|a, b| a.0.y.as_f32().total_cmp(&b.0.y.as_f32()));
+        rows
     }
 
     /// The search bar, while it is open (the window rings its matches).
@@ -588,6 +610,31 @@ impl Desk {
         self.map = Some(BranchMap::open(snapshot, in_view));
     }
 
+    fn overview_command(&mut self, command: OverviewCommand) {
+        let rows = self.overview_rows();
+        let Some(cursor) = self.overview_cursor else {
+            return;
+        };
+        let last = rows.len().saturating_sub(1);
+        match command {
+            OverviewCommand::Step(rows) => {
+                let moved = (cursor as isize)
+                    .saturating_add(rows)
+                    .clamp(0, last as isize);
+                self.overview_cursor = Some(moved as usize);
+            }
+            OverviewCommand::Leave => self.overview_cursor = None,
+            OverviewCommand::Open => {
+                // Just what a click on the row does: on a thread the keyboard stays on the
+                // overview, on a question it goes to the answer.
+                if let Some((rect, _)) = rows.get(cursor.min(last)) {
+                    let (x, y) = (rect.x.as_f32() + 2.0, rect.y.as_f32() + 2.0);
+                    self.click(x, y);
+                }
+            }
+        }
+    }
+
     fn search_command(&mut self, command: SearchCommand) {
         let snapshot = self.shelf.shown().snapshot();
         let Some(search) = &mut self.search else {
@@ -713,6 +760,8 @@ impl Desk {
         self.confirmation_shown_at.clear();
         self.map = None;
         self.search = None;
+        self.overview_cursor = None;
+        self.overview_hover = None;
         self.compositor.reset();
         self.switches += 1;
         self.switched_at = Some(Instant::now());
@@ -899,6 +948,9 @@ impl Desk {
         if self.search.is_some() {
             return KeyContext::Search;
         }
+        if self.overview_cursor.is_some() {
+            return KeyContext::Overview;
+        }
         match &self.answering {
             Some(answering) if answering.history() == self.snapshot().history => {
                 answering.context(self.snapshot())
@@ -922,6 +974,11 @@ impl Desk {
                 return;
             }
             Command::Search(command) => return self.search_command(command),
+            Command::FocusOverview => {
+                self.overview_cursor = Some(0);
+                return;
+            }
+            Command::Overview(command) => return self.overview_command(command),
             // Text an input method composed goes into the query while the bar has the keys.
             Command::Edit(EditCommand::Insert(text))
                 if self.key_context() == KeyContext::Search =>
@@ -1061,7 +1118,9 @@ impl Desk {
             | Command::ToggleMap
             | Command::Map(_)
             | Command::OpenSearch
-            | Command::Search(_) => {}
+            | Command::Search(_)
+            | Command::FocusOverview
+            | Command::Overview(_) => {}
         }
     }
 
@@ -1165,6 +1224,11 @@ impl Desk {
         if self.map.is_some() {
             return self.click_map(target);
         }
+        // A click on an overview thread gives the overview the keyboard; one elsewhere (a
+        // question there starts answering it, which needs the keys) takes it.
+        self.overview_cursor = self.overview_rows().iter().position(|(rect, target)| {
+            rect.contains_xy(x, y) && matches!(target, HitTarget::OverviewThread(_))
+        });
         let snapshot = self.shelf.shown().snapshot();
         match target {
             Some(HitTarget::OverviewThread(thread)) => {
@@ -1318,8 +1382,16 @@ impl Desk {
         } else {
             None
         };
-        let changed = hovered != self.hovered;
+        let overview_hover = if self.shown_is_current() && !self.overlay_open() {
+            self.overview_rows()
+                .iter()
+                .position(|(rect, _)| rect.contains_xy(x, y))
+        } else {
+            None
+        };
+        let changed = hovered != self.hovered || overview_hover != self.overview_hover;
         self.hovered = hovered;
+        self.overview_hover = overview_hover;
         changed
     }
 
@@ -2120,6 +2192,66 @@ mod mouse_tests {
         desk.command(Command::Search(SearchCommand::Close));
         assert_eq!(desk.key_context(), KeyContext::Browsing);
         assert!(desk.focused_card.is_some(), "closing stays on the match");
+    }
+
+    #[test]
+    fn the_overview_takes_the_keyboard_with_tab_and_its_rows_open_by_enter() {
+        let (_root, dir) = scratch_store();
+        let mut agent = Agent::start(&dir, "planner");
+        agent
+            .writer
+            .append(body(json!({"type":"thread_opened","thread":{"id":"side","parent":"main","title":"Side","kind":"branch"}})))
+            .unwrap();
+        agent.ask_choice();
+        let mut desk = desk_over(&dir, agent.writer.path());
+        desk.lay_out(viewport());
+        desk.command(Command::FocusOverview);
+        assert_eq!(desk.key_context(), KeyContext::Overview);
+        let rows = desk.overview_rows();
+        let at = |target: HitTarget| rows.iter().position(|(_, row)| *row == target).unwrap();
+        let side = at(HitTarget::OverviewThread(1));
+        let question = at(HitTarget::Block(NodeRef::Batch(0)));
+
+        desk.command(Command::Overview(OverviewCommand::Step(side as isize)));
+        let (_, info) = desk.lay_out(viewport()).unwrap();
+        assert_eq!(desk.overview_cursor, Some(side));
+        desk.command(Command::Overview(OverviewCommand::Open));
+        assert_eq!(
+            desk.thread_focus.as_ref().map(|id| id.as_str()),
+            Some("side")
+        );
+        assert_eq!(
+            desk.key_context(),
+            KeyContext::Overview,
+            "a thread keeps the keys"
+        );
+        assert!(info.at_bottom);
+
+        desk.command(Command::Overview(OverviewCommand::Leave));
+        desk.thread_focus = None;
+        desk.lay_out(viewport());
+        desk.command(Command::FocusOverview);
+        let rows = desk.overview_rows();
+        let question_now = rows
+            .iter()
+            .position(|(_, row)| *row == HitTarget::Block(NodeRef::Batch(0)))
+            .unwrap_or(question);
+        desk.command(Command::Overview(OverviewCommand::Step(isize::MAX)));
+        desk.command(Command::Overview(OverviewCommand::Step(
+            question_now as isize - (rows.len() as isize - 1),
+        )));
+        desk.command(Command::Overview(OverviewCommand::Open));
+        assert!(
+            desk.answering.is_some(),
+            "a question row starts answering it"
+        );
+        assert!(matches!(desk.key_context(), KeyContext::ChoiceItem { .. }));
+
+        // The pointer over a row is handed to the compositor, which shows a cut row whole.
+        desk.lay_out(viewport());
+        let (rect, _) = desk.overview_rows()[side];
+        desk.hover(rect.x.as_f32() + 4.0, rect.y.as_f32() + 4.0);
+        assert_eq!(desk.overview_hover, Some(side));
     }
 
     #[test]

@@ -91,6 +91,19 @@ pub(super) enum KeyContext {
     Map,
     /// The search bar has the keyboard: keys type the query and move between matches.
     Search,
+    /// The overview has the keyboard: keys move between its rows.
+    Overview,
+}
+
+/// What a key press asks of the overview while it has the keyboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum OverviewCommand {
+    /// Move to the row this many rows down (up when negative).
+    Step(isize),
+    /// Do what a click on the row does: drill into its thread, go to its question.
+    Open,
+    /// Give the keyboard back to the transcript.
+    Leave,
 }
 
 /// What a key press asks of the search bar.
@@ -211,6 +224,10 @@ pub(super) enum Command {
     OpenSearch,
     /// A key for the search bar.
     Search(SearchCommand),
+    /// Give the overview the keyboard.
+    FocusOverview,
+    /// A key for the overview.
+    Overview(OverviewCommand),
 }
 
 /// The command for a key press in a context, if any.
@@ -234,6 +251,16 @@ pub(super) fn command_for(press: &KeyPress, context: KeyContext) -> Option<Comma
     }
     if context == KeyContext::Search {
         return search(key, *modifiers).map(Command::Search);
+    }
+    if context == KeyContext::Overview {
+        // Keys of its own; the rest (o, i, m, /, Page Down) mean what they mean browsing.
+        if let Some(command) = overview(key, *modifiers) {
+            return Some(Command::Overview(command));
+        }
+        return command_for(press, KeyContext::Browsing);
+    }
+    if context == KeyContext::Browsing && *key == Key::Tab && !ctrl && !alt {
+        return Some(Command::FocusOverview);
     }
     // Keys that mean the same wherever the keyboard is.
     match key {
@@ -386,6 +413,23 @@ fn map(key: &Key, modifiers: Modifiers) -> Option<MapCommand> {
     }
 }
 
+fn overview(key: &Key, modifiers: Modifiers) -> Option<OverviewCommand> {
+    match key {
+        Key::Escape | Key::Tab => Some(OverviewCommand::Leave),
+        Key::Enter if !modifiers.ctrl => Some(OverviewCommand::Open),
+        Key::Down => Some(OverviewCommand::Step(1)),
+        Key::Up => Some(OverviewCommand::Step(-1)),
+        Key::Home => Some(OverviewCommand::Step(isize::MIN)),
+        Key::End => Some(OverviewCommand::Step(isize::MAX)),
+        Key::Character(text) if !modifiers.ctrl => match text.as_str() {
+            "j" => Some(OverviewCommand::Step(1)),
+            "k" => Some(OverviewCommand::Step(-1)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn search(key: &Key, modifiers: Modifiers) -> Option<SearchCommand> {
     match key {
         Key::Escape => Some(SearchCommand::Close),
@@ -462,6 +506,38 @@ mod tests {
     }
 
     const TYPING: KeyContext = KeyContext::Typing { multiline: false };
+
+    #[test]
+    fn tab_gives_the_overview_the_keyboard_whose_keys_move_and_open_its_rows() {
+        assert_eq!(
+            command_for(&press(Key::Tab), KeyContext::Browsing),
+            Some(Command::FocusOverview)
+        );
+        assert_eq!(
+            command_for(&press(Key::Tab), KeyContext::ChoiceItem { custom: false }),
+            Some(Command::NextItem),
+            "Tab still moves between a batch's items"
+        );
+        let overview = |press: KeyPress| command_for(&press, KeyContext::Overview);
+        let step = |rows| Some(Command::Overview(OverviewCommand::Step(rows)));
+        assert_eq!(overview(ch("j")), step(1));
+        assert_eq!(overview(press(Key::Down)), step(1));
+        assert_eq!(overview(ch("k")), step(-1));
+        assert_eq!(overview(press(Key::Up)), step(-1));
+        assert_eq!(
+            overview(press(Key::Enter)),
+            Some(Command::Overview(OverviewCommand::Open))
+        );
+        for leave in [Key::Tab, Key::Escape] {
+            assert_eq!(
+                overview(press(leave)),
+                Some(Command::Overview(OverviewCommand::Leave))
+            );
+        }
+        // The rest mean what they mean while browsing.
+        assert_eq!(overview(ch("o")), Some(Command::NextOpenQuestion));
+        assert_eq!(overview(ch("m")), Some(Command::ToggleMap));
+    }
 
     #[test]
     fn slash_or_ctrl_f_opens_the_search_whose_keys_type_and_step_through_matches() {

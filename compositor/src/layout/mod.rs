@@ -238,22 +238,6 @@ impl LayoutEngine {
             &mut self.lines,
             &mut self.text,
         );
-        // Search matches by thread, marked in the overview and on the map.
-        let found = intent
-            .search
-            .as_ref()
-            .map_or_else(Vec::new, |search| search.per_thread(snapshot.threads.len()));
-        let mut hits = overview::paint_overview(
-            (snapshot, &found),
-            &view.overview,
-            regions.overview,
-            (&style, intent.lang),
-            &mut scene,
-            &mut self.lines,
-            &mut self.text,
-        );
-        hits.push((pill, HitTarget::Waiting));
-
         let list = ListInput {
             snapshot,
             blocks: &view.transcript,
@@ -265,6 +249,35 @@ impl LayoutEngine {
             lang: intent.lang,
         };
         let placed = self.transcript.place(&list, intent.scroll, &mut self.text);
+        // The thread of the topmost card in view, marked in the overview as the transcript
+        // scrolls.
+        let in_view = placed
+            .cards
+            .iter()
+            .find(|card| card.top + card.layout.height > regions.transcript.y)
+            .map(|card| view.transcript[card.index].thread);
+        // Search matches by thread, marked in the overview and on the map.
+        let found = intent
+            .search
+            .as_ref()
+            .map_or_else(Vec::new, |search| search.per_thread(snapshot.threads.len()));
+        let marks = overview::OverviewMarks {
+            found: &found,
+            cursor: intent.overview_cursor,
+            hovered: intent.overview_hover,
+            in_view,
+        };
+        let mut hits = overview::paint_overview(
+            (snapshot, marks),
+            &view.overview,
+            regions.overview,
+            (&style, intent.lang),
+            &mut scene,
+            &mut self.lines,
+            &mut self.text,
+        );
+        hits.push((pill, HitTarget::Waiting));
+
         let mut cards = Vec::new();
         for card in &placed.cards {
             let bounds = Rect {

@@ -25,6 +25,23 @@ struct RowPainter<'a> {
     text: &'a mut TextSystem,
     style: &'a Style,
     clip: Rect,
+    /// The whole words of the last row painted, when they were cut to fit.
+    cut: Option<String>,
+}
+
+/// What the overview marks besides its rows: the search's matches per thread, the row the
+/// keyboard is on and the one under the pointer (by their place from the top), and the
+/// thread of the topmost card in view.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct OverviewMarks<'a> {
+    /// Search matches by thread index (empty without a search).
+    pub found: &'a [usize],
+    /// The row the keyboard is on.
+    pub cursor: Option<usize>,
+    /// The row under the pointer.
+    pub hovered: Option<usize>,
+    /// The thread the transcript shows at its top.
+    pub in_view: Option<usize>,
 }
 
 impl RowPainter<'_> {
@@ -45,7 +62,10 @@ impl RowPainter<'_> {
             ..SpanStyle::default()
         };
         let room = clip.intersect(&self.clip).right() - x;
-        let (line, _) = self.lines.line_within(words, style, size, room, self.text);
+        let (line, shown) = self.lines.line_within(words, style, size, room, self.text);
+        if shown != words {
+            self.cut = Some(words.to_owned());
+        }
         let width = line.width;
         let y = top + (metrics.overview_row_height - line.height) * 0.5;
         self.scene.push_text(TextRun {
@@ -70,6 +90,22 @@ impl RowPainter<'_> {
     }
 }
 
+/// A folded path's titles joined by "›" for its hover: whole, unless it is longer than a
+/// screen could show (a chain can be 50,000 deep), when its middle says how many are left out.
+fn whole_path(titles: &[String]) -> String {
+    /// Titles kept at each end of a very long path.
+    const ENDS: usize = 6;
+    if titles.len() <= ENDS * 2 + 1 {
+        return titles.join(" › ");
+    }
+    let left_out = titles.len() - ENDS * 2;
+    format!(
+        "{} › … {left_out} … › {}",
+        titles[..ENDS].join(" › "),
+        titles[titles.len() - ENDS..].join(" › ")
+    )
+}
+
 /// How far below the panel's top the first row starts (after the heading line).
 fn rows_top(style: &Style) -> Pixels {
     style.metrics.line_height + Pixels(4.0)
@@ -85,7 +121,7 @@ pub(super) fn rows_that_fit(region: Rect, style: &Style) -> usize {
 
 /// Paints the overview rows into `region`; returns what each thread row lets the pointer hit.
 pub(super) fn paint_overview(
-    (snapshot, found): (&Snapshot, &[usize]),
+    (snapshot, marks): (&Snapshot, OverviewMarks),
     rows: &[OverviewRow],
     region: Rect,
     (style, lang): (&Style, Lang),
@@ -102,13 +138,16 @@ pub(super) fn paint_overview(
         text,
         style,
         clip: region,
+        cut: None,
     };
+    let mut tooltip = None;
     painter.heading(snapshot, lang);
     let mut top = region.y + rows_top(style);
-    for row in rows {
+    for (place, row) in rows.iter().enumerate() {
         if top + row_height > region.bottom() {
             break;
         }
+        painter.cut = None;
         let row_rect = Rect {
             x: region.x,
             y: top,
@@ -122,7 +161,20 @@ pub(super) fn paint_overview(
                 above,
                 focused,
             } => {
-                let found = found.get(*thread).copied().unwrap_or(0);
+                let found = marks.found.get(*thread).copied().unwrap_or(0);
+                if marks.in_view == Some(*thread) && !*focused {
+                    painter.scene.push_quad(Quad {
+                        bounds: Rect {
+                            width: Pixels(3.0),
+                            ..row_rect
+                        },
+                        clip: region,
+                        fill: Some(palette.accent.with_alpha(150)),
+                        border: None,
+                        corner_radius: Pixels::ZERO,
+                        layer: Layer::Panels,
+                    });
+                }
                 painter.thread_row(snapshot, (*thread, above), (*focused, found), x, row_rect);
                 hits.push((row_rect, HitTarget::OverviewThread(*thread)));
             }
@@ -146,12 +198,64 @@ pub(super) fn paint_overview(
                 hits.push((row_rect, HitTarget::Waiting));
             }
         }
+        if marks.cursor == Some(place) {
+            painter.scene.push_quad(Quad {
+                bounds: row_rect,
+                clip: region,
+                fill: None,
+                border: Some((palette.accent, Pixels(1.5))),
+                corner_radius: Pixels(4.0),
+                layer: Layer::Panels,
+            });
+        }
+        if marks.hovered == Some(place) {
+            tooltip = painter.cut.take().map(|whole| (row_rect, whole));
+        }
         top += row_height;
+    }
+    if let Some((row, whole)) = tooltip {
+        painter.tooltip(row, &whole);
     }
     hits
 }
 
 impl RowPainter<'_> {
+    /// The whole words of a row that was cut, on a panel just below it, over whatever is
+    /// there (it may reach into the transcript).
+    fn tooltip(&mut self, row: Rect, whole: &str) {
+        let palette = self.style.palette;
+        let frame = self.scene.bounds();
+        let size = self.style.metrics.font_size;
+        let room = frame.right() - row.x - Pixels(24.0);
+        let (line, _) = self
+            .lines
+            .line_within(whole, SpanStyle::default(), size, room, self.text);
+        let bounds = Rect {
+            x: row.x,
+            y: row.bottom() + Pixels(2.0),
+            width: line.width + Pixels(16.0),
+            height: line.height + Pixels(10.0),
+        };
+        self.scene.push_quad(Quad {
+            bounds,
+            clip: frame,
+            fill: Some(palette.card),
+            border: Some((palette.accent, Pixels(1.0))),
+            corner_radius: Pixels(4.0),
+            layer: Layer::Overlay,
+        });
+        self.scene.push_text(TextRun {
+            origin: Point {
+                x: bounds.x + Pixels(8.0),
+                y: bounds.y + Pixels(5.0),
+            },
+            clip: bounds,
+            text: line,
+            color: palette.text,
+            layer: Layer::Overlay,
+        });
+    }
+
     /// The panel's heading: "Overview · 12 threads · 5 open".
     fn heading(&mut self, snapshot: &Snapshot, lang: Lang) {
         let open = snapshot
@@ -251,18 +355,23 @@ impl RowPainter<'_> {
         } else {
             palette.text
         };
-        let title = if above.is_empty() {
-            plain_text(&node.spec.title)
+        let (title, whole) = if above.is_empty() {
+            (plain_text(&node.spec.title), None)
         } else {
             let titles: Vec<String> = above
                 .iter()
                 .chain([&thread])
                 .map(|&index| plain_text(&snapshot.threads[index].spec.title))
                 .collect();
-            self.path_that_fits(&titles, title_clip.width)
+            let shown = self.path_that_fits(&titles, title_clip.width);
+            (shown, Some(whole_path(&titles)))
         };
         let strong = node.spec.parent.is_none();
         self.words(&title, strong, color, title_x, row.y, title_clip);
+        // A folded path shortened to fit is shown whole on hover.
+        if let Some(whole) = whole.filter(|whole| *whole != title) {
+            self.cut = Some(whole);
+        }
     }
 
     /// The titles of a folded path joined by "›", shortened in the middle until the line fits
@@ -376,6 +485,7 @@ mod tests {
             text: &mut text,
             style: &style,
             clip,
+            cut: None,
         };
         let line = painter.path_that_fits(titles, Pixels(room));
         let width = painter.measure(&line);
@@ -439,5 +549,62 @@ mod tests {
         let (line, _) = fitted(&path, 300.0);
         assert!(line.starts_with("t0 › … › "), "{line}");
         assert!(line.ends_with("› t49999"), "{line}");
+    }
+
+    #[test]
+    fn a_hovered_row_cut_to_fit_shows_whole_and_the_keyboards_row_is_ringed() {
+        use crate::declutter::declutter;
+        use crate::intent::{resolve_intent, IntentRequest, Viewport};
+        use crate::layout::{overview_capacity, LayoutEngine};
+        use crate::scene::Layer;
+        use crate::test_support::snapshot_from;
+        use crate::units::ScaleFactor;
+        let long = "A thread title far too long for the overview of a frame";
+        let snapshot = snapshot_from(&[format!(
+            r#"{{"type":"thread_opened","thread":{{"id":"t","parent":null,"title":"{long}","kind":"topic"}}}}"#
+        )]);
+        let frame = |hover: Option<usize>, cursor: Option<usize>| {
+            let request = IntentRequest {
+                viewport: Viewport {
+                    width: Pixels(900.0),
+                    height: Pixels(500.0),
+                    scale: ScaleFactor(1.0),
+                },
+                overview_hover: hover,
+                overview_cursor: cursor,
+                ..IntentRequest::default()
+            };
+            let intent = resolve_intent(&snapshot, &request).unwrap();
+            let view = declutter(&snapshot, &intent, overview_capacity(&intent));
+            LayoutEngine::new(FontSet::BundledOnly).layout(&snapshot, &view, &intent)
+        };
+        let overlay_texts = |hover| {
+            frame(hover, None)
+                .scene
+                .texts
+                .iter()
+                .filter(|run| run.layer == Layer::Overlay)
+                .map(|run| run.text.width)
+                .collect::<Vec<_>>()
+        };
+        assert!(overlay_texts(None).is_empty());
+        let shown = overlay_texts(Some(0));
+        assert_eq!(shown.len(), 1, "the whole title beside the row");
+        let row = frame(None, None)
+            .hits
+            .iter()
+            .find(|(_, t)| *t == HitTarget::OverviewThread(0))
+            .unwrap()
+            .0;
+        assert!(shown[0] > row.width, "wider than the row it stands for");
+        let rings = |cursor| {
+            frame(None, cursor)
+                .scene
+                .quads
+                .iter()
+                .filter(|quad| quad.fill.is_none() && quad.bounds == row)
+                .count()
+        };
+        assert_eq!((rings(None), rings(Some(0))), (0, 1));
     }
 }
