@@ -36,6 +36,9 @@ pub enum Command {
     /// Draw a session's branch map (every thread, its branches, open questions and decisions)
     /// as a PNG or an SVG picture, for a review.
     Map(MapArgs),
+    /// Search every session on this machine (the store's and the agents' own) for words,
+    /// through a full-text index kept in the data directory and brought up to date first.
+    Search(SearchArgs),
     /// List every session on this machine: the store's and the agents' own (Claude Code's),
     /// newest first.
     Sessions {
@@ -296,6 +299,44 @@ pub struct RenderArgs {
     /// Use only the embedded fonts (the same pixels on every machine).
     #[arg(long)]
     pub bundled_fonts_only: bool,
+}
+
+/// Arguments of `chatsurface search`.
+#[derive(Debug, clap::Args)]
+pub struct SearchArgs {
+    /// The words to find (all of them, any order, case ignored; "quoted words" a phrase).
+    #[arg(required = true)]
+    pub query: Vec<String>,
+    /// Only sessions of this agent: chatsurface, claude-code, codex or gemini.
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// Only sessions written since: a date (2026-12-01) or a time ago (3h, 2days).
+    #[arg(long, value_parser = parse_since)]
+    pub since: Option<std::time::SystemTime>,
+    /// At most this many results.
+    #[arg(long, default_value_t = 20)]
+    pub limit: usize,
+    /// One JSON array instead of lines.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--since`: a date, an RFC 3339 time, or a duration before now.
+fn parse_since(text: &str) -> Result<std::time::SystemTime, String> {
+    let text = text.trim();
+    if let Ok(ago) = humantime::parse_duration(text) {
+        return std::time::SystemTime::now()
+            .checked_sub(ago)
+            .ok_or_else(|| format!("\"{text}\" is too long ago"));
+    }
+    let time = if text.len() == 10 {
+        format!("{text}T00:00:00Z")
+    } else {
+        text.to_owned()
+    };
+    humantime::parse_rfc3339_weak(&time).map_err(|_| {
+        format!("\"{text}\" is neither a date (2026-12-01) nor a time ago (3h, 2days)")
+    })
 }
 
 /// What `chatsurface map` writes, from its file name.

@@ -15,4 +15,5 @@ pub mod fsutil;
 pub mod logging;
 pub mod paths;
 pub mod private_dir;
+pub mod search_index;
 pub mod window;

@@ -699,3 +699,128 @@ fn the_hook_leaves_the_decision_to_claude_code_without_a_surface_or_for_another_
     assert_eq!(stderr_lines(&garbage).len(), 1);
     assert!(garbage.stdout.is_empty());
 }
+
+/// `chatsurface search` with its data directory and the agents' folders under `dir`.
+fn search_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chatsurface"))
+        .arg("search")
+        .args(args)
+        .env("CHATSURFACE_DATA_DIR", dir.join("data"))
+        .env("CHATSURFACE_CLAUDE_DIR", dir.join("claude"))
+        .env("CHATSURFACE_CODEX_DIR", dir.join("codex"))
+        .env("CHATSURFACE_GEMINI_DIR", dir.join("gemini"))
+        .output()
+        .expect("the binary runs")
+}
+
+/// The nodes a `--json` search found, as `path node` pairs.
+fn found_nodes(output: &Output) -> Vec<(String, String)> {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let found: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    found
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|hit| {
+            let path = hit["path"].as_str().unwrap();
+            let name = Path::new(path)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (name, hit["node"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn search_finds_words_in_folded_tool_output_and_other_agents_sessions_and_rebuilds_its_index() {
+    let dir = scratch("search");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("data/sessions")).unwrap();
+    std::fs::create_dir_all(dir.join("claude/project")).unwrap();
+    // A native session whose tool output is long enough to fold, the word deep inside it.
+    let log = dir.join("data/sessions/deploy.jsonl");
+    let output = format!("{}the QUOKKA migration finished\n", "step ok\n".repeat(40));
+    let events = [
+        serde_json::json!({"v":1,"seq":1,"at":"2026-12-01T00:00:00Z","type":"session_started","session":{"id":"s","title":"Deploy"}}),
+        serde_json::json!({"v":1,"seq":2,"at":"2026-12-01T00:00:01Z","type":"thread_opened","thread":{"id":"main","parent":null,"title":"Main","kind":"topic"}}),
+        serde_json::json!({"v":1,"seq":3,"at":"2026-12-01T00:00:02Z","type":"message_appended","message":{"id":"tool-1","thread_id":"main","role":"tool","text":output}}),
+    ];
+    let lines: String = events.iter().map(|event| format!("{event}\n")).collect();
+    std::fs::write(&log, lines).unwrap();
+    let transcript = claude_fixture("interactive");
+    std::fs::copy(&transcript, dir.join("claude/project/session.jsonl")).unwrap();
+
+    let quokka = search_in(&dir, &["quokka", "--json"]);
+    assert_eq!(
+        found_nodes(&quokka),
+        [("deploy.jsonl".to_owned(), "message tool-1".to_owned())]
+    );
+    let build = found_nodes(&search_in(&dir, &["build", "folder", "--json"]));
+    assert!(
+        !build.is_empty() && build.iter().all(|(file, _)| file == "session.jsonl"),
+        "{build:?}"
+    );
+    assert!(found_nodes(&search_in(
+        &dir,
+        &["build", "folder", "--agent", "chatsurface", "--json"]
+    ))
+    .is_empty());
+    assert!(found_nodes(&search_in(
+        &dir,
+        &["quokka", "--since", "3000-01-01", "--json"]
+    ))
+    .is_empty());
+
+    // A log that grows is indexed again: what it says now is found.
+    let more = serde_json::json!({"v":1,"seq":4,"at":"2026-12-01T00:00:03Z","type":"message_appended","message":{"id":"m-2","thread_id":"main","role":"agent","text":"Rolled back: the wombat check failed."}});
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut file, format!("{more}\n").as_bytes()).unwrap();
+    drop(file);
+    let wombat = search_in(&dir, &["wombat", "--json"]);
+    assert_eq!(
+        found_nodes(&wombat),
+        [("deploy.jsonl".to_owned(), "message m-2".to_owned())]
+    );
+    assert!(
+        wombat.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&wombat.stderr)
+    );
+
+    // A corrupted index is rebuilt from the logs, saying so in one line; so is a deleted one.
+    let index = dir.join("data/search-index");
+    std::fs::write(index.join("meta.json"), b"\x00 not an index").unwrap();
+    let rebuilt = search_in(&dir, &["quokka", "--json"]);
+    assert_eq!(found_nodes(&rebuilt).len(), 1);
+    let said = stderr_lines(&rebuilt);
+    assert!(
+        said.len() == 1 && said[0].starts_with("note: ") && said[0].contains("rebuilding"),
+        "{said:?}"
+    );
+    std::fs::remove_dir_all(&index).unwrap();
+    assert_eq!(
+        found_nodes(&search_in(&dir, &["quokka", "--json"])).len(),
+        1
+    );
+
+    // The lines a human reads name the session, the thread, the node and the file.
+    let text = search_in(&dir, &["quokka"]);
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        stdout.starts_with("chatsurface  Deploy › Main  (message tool-1)\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("QUOKKA migration"), "{stdout}");
+    let bad = search_in(&dir, &["quokka", "--agent", "vim"]);
+    assert_eq!(bad.status.code(), Some(64));
+    assert_eq!(
+        stderr_lines(&bad),
+        ["error: --agent: \"vim\" is none of chatsurface, claude-code, codex, gemini"]
+    );
+}

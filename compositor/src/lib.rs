@@ -46,7 +46,9 @@ pub use intent::{
 pub use layout::{frame_regions, CardLayout, FrameLayout, FrameRegions, HitTarget};
 pub use map::{map_step, MapCamera, MapFrame, MapStep, MapView, ZOOM_RANGE};
 pub use sanitize::one_line;
-pub use search::{find_in_session, nodes_to_unfold, SearchHit, SearchView, QUERY_CHARS};
+pub use search::{
+    find_in_session, node_words, nodes_to_unfold, SearchHit, SearchView, QUERY_CHARS,
+};
 pub use switcher::{SwitcherRow, SwitcherView};
 pub use text::{FontSet, TextSystem};
 pub use theme::{Density, Style, Theme};

@@ -63,41 +63,54 @@ fn matcher(query: &str) -> Option<Regex> {
         .ok()
 }
 
-/// Whether any of a node's words contain the query.
-fn says(snapshot: &Snapshot, node: NodeRef, matcher: &Regex) -> bool {
-    let found = |text: &str| matcher.is_match(text);
+/// Every piece of words a node shows, as the transcript shows them: a message's text (tool
+/// output too), a decision, a thread's title; a confirmation's title, words and the human's
+/// comment; a batch's title, each item's header, prompt and options, and the answers typed.
+/// What search looks in, here and in the app's index of every session.
+pub fn node_words(snapshot: &Snapshot, node: NodeRef) -> Vec<&str> {
     match node {
-        NodeRef::Message(index) => found(&snapshot.messages[index].spec.text),
-        NodeRef::Decision(index) => found(&snapshot.decisions[index].spec.text),
-        NodeRef::Thread(index) => found(&snapshot.threads[index].spec.title),
+        NodeRef::Message(index) => vec![snapshot.messages[index].spec.text.as_str()],
+        NodeRef::Decision(index) => vec![snapshot.decisions[index].spec.text.as_str()],
+        NodeRef::Thread(index) => vec![snapshot.threads[index].spec.title.as_str()],
         NodeRef::Confirmation(index) => {
             let confirmation = &snapshot.confirmations[index];
             let spec = &confirmation.spec;
-            found(&spec.message)
-                || spec.title.as_deref().is_some_and(found)
-                || confirmation.outcome_comment.as_deref().is_some_and(found)
+            let mut words = vec![spec.message.as_str()];
+            words.extend(spec.title.as_deref());
+            words.extend(confirmation.outcome_comment.as_deref());
+            words
         }
         NodeRef::Batch(index) => {
             let batch = &snapshot.batches[index];
             let spec = &batch.spec;
-            let asked = spec.title.as_deref().is_some_and(found)
-                || spec.items.iter().any(|item| {
-                    found(&item.prompt)
-                        || item.header.as_deref().is_some_and(found)
-                        || item.options.iter().any(|option| {
-                            found(&option.label) || option.detail.as_deref().is_some_and(found)
-                        })
-                });
-            let answered = batch.response.as_ref().is_some_and(|response| {
-                response.general.as_deref().is_some_and(found)
-                    || response
+            let mut words: Vec<&str> = spec.title.as_deref().into_iter().collect();
+            for item in &spec.items {
+                words.push(&item.prompt);
+                words.extend(item.header.as_deref());
+                for option in &item.options {
+                    words.push(&option.label);
+                    words.extend(option.detail.as_deref());
+                }
+            }
+            if let Some(response) = &batch.response {
+                words.extend(response.general.as_deref());
+                words.extend(
+                    response
                         .answers
                         .iter()
-                        .any(|answer| answer.text.as_deref().is_some_and(found))
-            });
-            asked || answered
+                        .filter_map(|answer| answer.text.as_deref()),
+                );
+            }
+            words
         }
     }
+}
+
+/// Whether any of a node's words contain the query.
+fn says(snapshot: &Snapshot, node: NodeRef, matcher: &Regex) -> bool {
+    node_words(snapshot, node)
+        .into_iter()
+        .any(|words| matcher.is_match(words))
 }
 
 /// The nodes of the session that contain `query` (case ignored), newest first; none for an

@@ -147,7 +147,7 @@ impl Catalog {
 }
 
 /// Every file in `folders` that should hold a session, with the format its folder implies.
-fn session_files(folders: &Folders) -> Vec<(PathBuf, Format)> {
+pub(crate) fn session_files(folders: &Folders) -> Vec<(PathBuf, Format)> {
     let mut found: Vec<(PathBuf, Format)> = Vec::new();
     if let Some(native) = &folders.native {
         found.extend(

@@ -11,6 +11,7 @@ mod map;
 mod mcp;
 mod open;
 mod render;
+mod search;
 mod serve;
 mod sessions;
 mod snapshot;
@@ -31,6 +32,7 @@ pub fn run(cli: Cli) -> Result<(), AppError> {
         Command::Render(args) => render::run(&args),
         Command::Snapshot { log, format, tree } => snapshot::run(&log, format, tree),
         Command::Map(args) => map::run(&args),
+        Command::Search(args) => search::run(&args),
         Command::Sessions { json } => sessions::run(json),
         Command::Gen(args) => gen::run(&args),
         Command::Bench(args) => bench::run(&args),
