@@ -284,21 +284,15 @@ pub struct RenderArgs {
     /// Device pixels per logical pixel (the PNG is width·scale × height·scale).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f32,
-    /// The look.
-    #[arg(long, value_enum, default_value = "dark")]
-    pub theme: ThemeArg,
-    /// The spacing.
-    #[arg(long, value_enum, default_value = "comfortable")]
-    pub density: DensityArg,
+    /// The look and the fonts.
+    #[command(flatten)]
+    pub look: PictureLook,
     /// Drill into one thread (its id).
     #[arg(long)]
     pub focus: Option<String>,
     /// Scroll up from the newest content by this many logical pixels.
     #[arg(long, default_value_t = 0)]
     pub scroll_up: u32,
-    /// Use only the embedded fonts (the same pixels on every machine).
-    #[arg(long)]
-    pub bundled_fonts_only: bool,
 }
 
 /// Arguments of `chatsurface search`.
@@ -362,6 +356,14 @@ pub struct MapArgs {
     /// Device pixels per map pixel in a PNG, 0.25 to 4 (lowered for a map too large to hold).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f32,
+    /// The look and the fonts.
+    #[command(flatten)]
+    pub look: PictureLook,
+}
+
+/// How `render` and `map` draw: the theme, the spacing and which fonts.
+#[derive(Debug, clap::Args)]
+pub struct PictureLook {
     /// The look.
     #[arg(long, value_enum, default_value = "dark")]
     pub theme: ThemeArg,
@@ -371,6 +373,17 @@ pub struct MapArgs {
     /// Use only the embedded fonts (the same pixels on every machine).
     #[arg(long)]
     pub bundled_fonts_only: bool,
+}
+
+impl PictureLook {
+    /// The fonts asked for.
+    pub fn fonts(&self) -> chatsurface_compositor::FontSet {
+        if self.bundled_fonts_only {
+            chatsurface_compositor::FontSet::BundledOnly
+        } else {
+            chatsurface_compositor::FontSet::BundledWithSystemFallback
+        }
+    }
 }
 
 /// A path to write a map picture to, and the format its extension names.

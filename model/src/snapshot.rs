@@ -234,6 +234,20 @@ impl Snapshot {
         self.threads[thread].parent_index
     }
 
+    /// The threads as a tree: the topics, and each thread's branches, by index, in the order
+    /// they were opened.
+    pub fn thread_tree(&self) -> (Vec<usize>, Vec<Vec<usize>>) {
+        let mut children = vec![Vec::new(); self.threads.len()];
+        let mut roots = Vec::new();
+        for thread in 0..self.threads.len() {
+            match self.parent_of(thread) {
+                Some(parent) => children[parent].push(thread),
+                None => roots.push(thread),
+            }
+        }
+        (roots, children)
+    }
+
     /// Whether `thread` is `ancestor` or lies below it.
     pub fn is_within(&self, thread: usize, ancestor: usize) -> bool {
         let mut current = Some(thread);

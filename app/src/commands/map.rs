@@ -4,7 +4,7 @@
 use super::{load, write_output};
 use crate::cli::{MapArgs, PictureFormat};
 use crate::error::AppError;
-use chatsurface_compositor::{ChatSurfaceCompositor, FontSet, ScaleFactor, Style};
+use chatsurface_compositor::{ChatSurfaceCompositor, ScaleFactor, Style};
 
 /// The scales a PNG may be asked for.
 const SCALE_RANGE: std::ops::RangeInclusive<f32> = 0.25..=4.0;
@@ -20,13 +20,8 @@ pub(super) fn run(args: &MapArgs) -> Result<(), AppError> {
         )));
     }
     let loaded = load(&args.log, args.format)?;
-    let style = Style::new(args.theme.into(), args.density.into());
-    let fonts = if args.bundled_fonts_only {
-        FontSet::BundledOnly
-    } else {
-        FontSet::BundledWithSystemFallback
-    };
-    let mut compositor = ChatSurfaceCompositor::new(fonts);
+    let style = Style::new(args.look.theme.into(), args.look.density.into());
+    let mut compositor = ChatSurfaceCompositor::new(args.look.fonts());
     let (path, format) = &args.out;
     let bytes = match format {
         PictureFormat::Svg => compositor.map_svg(&loaded.snapshot, &style).into_bytes(),

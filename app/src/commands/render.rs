@@ -4,7 +4,6 @@ use super::{load, write_output};
 use crate::cli::RenderArgs;
 use crate::error::AppError;
 use chatsurface_compositor::ChatSurfaceCompositor;
-use chatsurface_compositor::FontSet;
 use chatsurface_compositor::{px, ScaleFactor};
 use chatsurface_compositor::{IntentRequest, Viewport};
 use chatsurface_model::ThreadId;
@@ -20,16 +19,11 @@ pub(super) fn run(args: &RenderArgs) -> Result<(), AppError> {
             scale: ScaleFactor(args.scale),
         },
         focus: args.focus.as_deref().map(ThreadId::from),
-        theme: args.theme.into(),
-        density: args.density.into(),
+        theme: args.look.theme.into(),
+        density: args.look.density.into(),
         ..IntentRequest::default()
     };
-    let fonts = if args.bundled_fonts_only {
-        FontSet::BundledOnly
-    } else {
-        FontSet::BundledWithSystemFallback
-    };
-    let mut compositor = ChatSurfaceCompositor::new(fonts);
+    let mut compositor = ChatSurfaceCompositor::new(args.look.fonts());
     let usage = |error: chatsurface_compositor::IntentError| AppError::Usage(format!("--{error}"));
     if args.scroll_up > 0 {
         request.scroll = compositor

@@ -36,14 +36,7 @@ pub(super) fn run(
 /// is marked `← latest`. Agent text is made safe for a terminal first.
 fn tree_text(snapshot: &Snapshot) -> String {
     let count = snapshot.threads.len();
-    let mut children = vec![Vec::new(); count];
-    let mut roots = Vec::new();
-    for thread in 0..count {
-        match snapshot.parent_of(thread) {
-            Some(parent) => children[parent].push(thread),
-            None => roots.push(thread),
-        }
-    }
+    let (roots, children) = snapshot.thread_tree();
     let mut open = vec![Vec::new(); count];
     for entry in &snapshot.timeline {
         if snapshot.is_open_question(entry.node) {

@@ -133,16 +133,8 @@ impl Arrangement {
 /// The session's threads in tree order, each with its depth: topics in the order they were
 /// opened, each followed by its branches.
 pub(crate) fn tree_order(snapshot: &Snapshot) -> Vec<(usize, usize)> {
-    let count = snapshot.threads.len();
-    let mut children = vec![Vec::new(); count];
-    let mut roots = Vec::new();
-    for thread in 0..count {
-        match snapshot.parent_of(thread) {
-            Some(parent) => children[parent].push(thread),
-            None => roots.push(thread),
-        }
-    }
-    let mut order = Vec::with_capacity(count);
+    let (roots, children) = snapshot.thread_tree();
+    let mut order = Vec::with_capacity(snapshot.threads.len());
     let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|&root| (root, 0)).collect();
     while let Some((thread, depth)) = stack.pop() {
         order.push((thread, depth));
