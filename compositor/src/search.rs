@@ -9,6 +9,8 @@
 //! overview and the map. [`nodes_to_unfold`] says what must be unfolded for a match to show.
 //! This module reads the snapshot only; it never decides what the transcript shows.
 
+use crate::color::Color;
+use crate::text::SpanStyle;
 use chatsurface_model::{NodeRef, Snapshot, ThreadStatus};
 use regex::{Regex, RegexBuilder};
 use std::sync::Arc;
@@ -47,6 +49,49 @@ impl SearchView {
             }
         }
         counts
+    }
+}
+
+/// Marks where a query occurs in a card's text, so Layout draws the matched words apart.
+#[derive(Clone, Debug)]
+pub(crate) struct Highlighter {
+    matcher: Regex,
+}
+
+impl Highlighter {
+    /// The highlighter for a query; none for an empty one.
+    pub(crate) fn new(query: &str) -> Option<Highlighter> {
+        matcher(query).map(|matcher| Highlighter { matcher })
+    }
+
+    /// The spans with every match cut out into a span of its own, bold in `color`.
+    pub(crate) fn mark(
+        &self,
+        spans: Vec<(String, SpanStyle)>,
+        color: Color,
+    ) -> Vec<(String, SpanStyle)> {
+        let mut marked = Vec::with_capacity(spans.len());
+        for (words, style) in spans {
+            let mut at = 0;
+            for found in self.matcher.find_iter(&words) {
+                if found.start() > at {
+                    marked.push((words[at..found.start()].to_owned(), style));
+                }
+                let strong = SpanStyle {
+                    strong: true,
+                    color: Some(color),
+                    ..style
+                };
+                marked.push((found.as_str().to_owned(), strong));
+                at = found.end();
+            }
+            if at == 0 {
+                marked.push((words, style));
+            } else if at < words.len() {
+                marked.push((words[at..].to_owned(), style));
+            }
+        }
+        marked
     }
 }
 
@@ -196,6 +241,42 @@ mod tests {
         );
         assert!(found("   ").is_empty());
         assert!(found("absent").is_empty());
+    }
+
+    #[test]
+    fn a_highlighter_cuts_each_match_into_a_bold_coloured_span_of_its_own() {
+        let marker = Color::hex(0xffcc00);
+        let plain = SpanStyle::default();
+        let code = SpanStyle {
+            mono: true,
+            ..SpanStyle::default()
+        };
+        let marked = Highlighter::new("ПОИСК").unwrap().mark(
+            vec![
+                ("Поиск и поиск.".to_owned(), plain),
+                ("no match".to_owned(), code),
+                ("x поиск".to_owned(), code),
+            ],
+            marker,
+        );
+        let strong = |style: SpanStyle| SpanStyle {
+            strong: true,
+            color: Some(marker),
+            ..style
+        };
+        assert_eq!(
+            marked,
+            vec![
+                ("Поиск".to_owned(), strong(plain)),
+                (" и ".to_owned(), plain),
+                ("поиск".to_owned(), strong(plain)),
+                (".".to_owned(), plain),
+                ("no match".to_owned(), code),
+                ("x ".to_owned(), code),
+                ("поиск".to_owned(), strong(code)),
+            ]
+        );
+        assert!(Highlighter::new("  ").is_none());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::color::Color;
 use crate::declutter::{kind_label, Presentation, TranscriptBlock};
 use crate::markdown::{parse_markdown, plain_text, InlineSpan, MarkdownBlock};
 use crate::sanitize::{sanitize_single_line, sanitize_untrusted};
+use crate::search::Highlighter;
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::{Palette, Style};
 use crate::units::Pixels;
@@ -91,6 +92,8 @@ pub(super) struct CardContext<'a> {
     pub now: Option<std::time::SystemTime>,
     /// The language of the surface's words.
     pub lang: Lang,
+    /// The search's words to mark, when this card matches.
+    pub highlight: Option<&'a Highlighter>,
 }
 
 /// A field's text with the caret, the selection and any input-method composition drawn in.
@@ -297,7 +300,12 @@ pub(super) fn build_block(
 ) -> CardLayout {
     let mut painter = Painter {
         style,
-        builder: CardBuilder::new(),
+        builder: match context.highlight {
+            Some(highlighter) => {
+                CardBuilder::highlighting(highlighter.clone(), style.palette.accent)
+            }
+            None => CardBuilder::new(),
+        },
         answering: context.answering.filter(|view| view.node == block.node),
         now: context.now,
         lang: context.lang,

@@ -11,6 +11,7 @@ use crate::answering::CardHit;
 use crate::color::Color;
 use crate::identity::PaintId;
 use crate::scene::{Layer, Quad, Scene, TextRun};
+use crate::search::Highlighter;
 use crate::text::{ShapedText, SpanStyle, TextLayoutParams, TextSystem};
 use crate::units::{Pixels, Point, Rect};
 use std::sync::Arc;
@@ -88,6 +89,8 @@ impl CardLayout {
 pub(super) struct CardBuilder {
     tree: TaffyTree<NodeKind>,
     tags: Vec<(NodeId, CardHit)>,
+    /// Marks the search's words in every text leaf, in this colour.
+    highlight: Option<(Highlighter, Color)>,
 }
 
 /// Text size and colour for a leaf.
@@ -117,6 +120,16 @@ impl CardBuilder {
         CardBuilder {
             tree: TaffyTree::new(),
             tags: Vec::new(),
+            highlight: None,
+        }
+    }
+
+    /// A builder whose text leaves mark where `highlighter` finds the search's words, in
+    /// `color`.
+    pub(super) fn highlighting(highlighter: Highlighter, color: Color) -> CardBuilder {
+        CardBuilder {
+            highlight: Some((highlighter, color)),
+            ..CardBuilder::new()
         }
     }
 
@@ -155,6 +168,10 @@ impl CardBuilder {
         look: TextLook,
         style: Style,
     ) -> NodeId {
+        let spans = match &self.highlight {
+            Some((highlighter, color)) => highlighter.mark(spans, *color),
+            None => spans,
+        };
         let leaf = TextLeaf {
             spans,
             font_size: look.font_size,

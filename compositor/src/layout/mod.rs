@@ -27,13 +27,14 @@ use crate::declutter::{DeclutteredView, Presentation};
 use crate::intent::{Intent, Overlay, ScrollAnchor};
 use crate::map::MapFrame;
 use crate::scene::{Layer, Quad, Scene, TextRun};
+use crate::search::{Highlighter, SearchView};
 use crate::text::{FontSet, SpanStyle, TextSystem};
 use crate::units::{Pixels, Point, Rect};
 use crate::words::Word;
 use chatsurface_model::{NodeRef, Snapshot};
 use lines::LineCache;
 use std::sync::Arc;
-use transcript::{ListInput, TranscriptLayout};
+use transcript::{ListInput, SearchMarks, TranscriptLayout};
 
 /// Below this width the overview moves above the transcript (narrow MFD panels).
 pub(crate) const NARROW_WIDTH: Pixels = Pixels(760.0);
@@ -147,6 +148,10 @@ pub(crate) struct LayoutEngine {
     text: TextSystem,
     transcript: TranscriptLayout,
     lines: LineCache,
+    /// The search whose words the cards mark, and what it was made from.
+    search: Option<(SearchView, SearchMarks)>,
+    /// Searches seen so far: the next one's generation.
+    searches: u64,
 }
 
 impl LayoutEngine {
@@ -156,7 +161,34 @@ impl LayoutEngine {
             text: TextSystem::new(fonts),
             transcript: TranscriptLayout::default(),
             lines: LineCache::default(),
+            search: None,
+            searches: 0,
         }
+    }
+
+    /// Keeps the search marks in step with the intent's search: made again, under a new
+    /// generation, only when the query or the matches change.
+    fn update_search(&mut self, search: Option<&SearchView>) {
+        let Some(search) = search else {
+            self.search = None;
+            return;
+        };
+        let same = self.search.as_ref().is_some_and(|(seen, _)| {
+            seen.query == search.query
+                && (Arc::ptr_eq(&seen.hits, &search.hits) || seen.hits == search.hits)
+        });
+        if same {
+            return;
+        }
+        self.search = Highlighter::new(&search.query).map(|highlighter| {
+            self.searches += 1;
+            let marks = SearchMarks {
+                highlighter,
+                nodes: search.hits.iter().map(|hit| hit.node).collect(),
+                generation: self.searches,
+            };
+            (search.clone(), marks)
+        });
     }
 
     /// Drops every laid-out card (the fonts and shaped UI lines stay): the next frame lays
@@ -203,6 +235,7 @@ impl LayoutEngine {
     ) -> FrameLayout {
         self.transcript.next_frame();
         self.lines.next_frame();
+        self.update_search(intent.search.as_ref());
         let style = intent.style;
         let palette = style.palette;
         let viewport = intent.viewport;
@@ -247,6 +280,7 @@ impl LayoutEngine {
             answering: intent.answering.as_ref(),
             now: intent.now,
             lang: intent.lang,
+            search: self.search.as_ref().map(|(_, marks)| marks),
         };
         let placed = self.transcript.place(&list, intent.scroll, &mut self.text);
         // The thread of the topmost card in view, marked in the overview as the transcript
@@ -458,6 +492,8 @@ impl LayoutEngine {
         delta: Pixels,
     ) -> ScrollAnchor {
         let regions = frame_regions(intent);
+        // The same marks as the frame's, so each card has the same height here.
+        self.update_search(intent.search.as_ref());
         let list = ListInput {
             snapshot,
             blocks: &view.transcript,
@@ -467,6 +503,7 @@ impl LayoutEngine {
             answering: intent.answering.as_ref(),
             now: intent.now,
             lang: intent.lang,
+            search: self.search.as_ref().map(|(_, marks)| marks),
         };
         self.transcript
             .scroll(&list, intent.scroll, delta, &mut self.text)

@@ -155,4 +155,58 @@ mod tests {
         assert!(search.hits.is_empty());
         assert_eq!(search.current, None);
     }
+
+    #[test]
+    fn only_matching_cards_are_laid_out_again_with_their_words_marked() {
+        use chatsurface_model::NodeRef;
+        use std::sync::Arc;
+        let snapshot = snapshot_from(&[
+            thread("main", None),
+            message("m1", "main", "Find the needle here."),
+            message("m2", "main", "Nothing to see."),
+        ]);
+        let mut request = IntentRequest {
+            viewport: Viewport {
+                width: Pixels(1000.0),
+                height: Pixels(600.0),
+                scale: ScaleFactor(1.0),
+            },
+            ..IntentRequest::default()
+        };
+        let mut engine = LayoutEngine::new(FontSet::BundledOnly);
+        let mut cards = |request: &IntentRequest| {
+            let intent = resolve_intent(&snapshot, request).unwrap();
+            let view = declutter(&snapshot, &intent, overview_capacity(&intent));
+            let frame = engine.layout(&snapshot, &view, &intent);
+            let card = |node| {
+                frame
+                    .cards
+                    .iter()
+                    .find(|card| card.node == node)
+                    .map(|card| Arc::clone(&card.layout))
+                    .unwrap()
+            };
+            (card(NodeRef::Message(0)), card(NodeRef::Message(1)))
+        };
+        let (plain_match, plain_other) = cards(&request);
+        request.search = Some(SearchView {
+            query: "needle".into(),
+            hits: find_in_session(&snapshot, "needle").into(),
+            current: Some(0),
+        });
+        let (marked_match, marked_other) = cards(&request);
+        assert!(
+            !Arc::ptr_eq(&plain_match, &marked_match),
+            "the match is marked"
+        );
+        assert!(
+            Arc::ptr_eq(&plain_other, &marked_other),
+            "the rest is reused"
+        );
+        let (again, _) = cards(&request);
+        assert!(
+            Arc::ptr_eq(&marked_match, &again),
+            "a marked card is cached too"
+        );
+    }
 }

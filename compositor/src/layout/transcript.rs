@@ -11,12 +11,13 @@ use super::card::CardLayout;
 use crate::answering::AnswerView;
 use crate::declutter::{Presentation, TranscriptBlock};
 use crate::intent::ScrollAnchor;
+use crate::search::Highlighter;
 use crate::text::TextSystem;
 use crate::theme::{Density, Style, Theme};
 use crate::units::{Pixels, Rect};
 use crate::words::Lang;
 use chatsurface_model::{History, NodeRef, Snapshot};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// Extra height laid out beyond each edge of the viewport, so a small scroll finds its cards
@@ -41,6 +42,8 @@ pub(super) struct CardKey {
     /// second it changes (none without a timeout or a clock).
     seconds_left: Option<u64>,
     lang: Lang,
+    /// The search whose words the card marks ([`SearchMarks::generation`]; 0 for none).
+    search: u64,
 }
 
 /// A card placed in the transcript.
@@ -88,6 +91,21 @@ pub(super) struct ListInput<'a> {
     pub now: Option<std::time::SystemTime>,
     /// The language of the surface's words.
     pub lang: Lang,
+    /// The search's matches, whose words the cards mark.
+    pub search: Option<&'a SearchMarks>,
+}
+
+/// What the transcript marks of a search: where its words are, in which nodes, and an
+/// identity of the search (never reused) for the card cache's key.
+#[derive(Debug)]
+pub(super) struct SearchMarks {
+    /// Finds the query's words in a card's text.
+    pub highlighter: Highlighter,
+    /// The nodes that match.
+    pub nodes: HashSet<NodeRef>,
+    /// A number no other search of this engine had: cards marked for one are never taken
+    /// for another's.
+    pub generation: u64,
 }
 
 /// Lays out transcript cards, caching them across frames.
@@ -129,6 +147,9 @@ impl TranscriptLayout {
     ) -> Arc<CardLayout> {
         let (snapshot, style) = (list.snapshot, list.style);
         let answering = list.answering.filter(|view| view.node == block.node);
+        let search = list
+            .search
+            .filter(|marks| marks.nodes.contains(&block.node));
         let key = CardKey {
             history: snapshot.history,
             node: block.node,
@@ -144,11 +165,13 @@ impl TranscriptLayout {
                 .and_then(|now| snapshot.time_left(block.node, now))
                 .map(|left| left.as_secs()),
             lang: list.lang,
+            search: search.map_or(0, |marks| marks.generation),
         };
         let context = CardContext {
             answering,
             now: list.now,
             lang: list.lang,
+            highlight: search.map(|marks| &marks.highlighter),
         };
         self.cards.get_or_insert_with(key, || {
             Arc::new(build_block(snapshot, block, style, context, width, text))
