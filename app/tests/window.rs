@@ -469,8 +469,14 @@ fn load_rgb(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
     (pixmap.width(), pixmap.height(), pixels)
 }
 
-/// Asserts that the window (1000×700) shows what `chatsurface render` draws of `log`.
-fn assert_window_shows_render_of(display: &Display, window: &Window, log: &Path, dir: &Path) {
+/// Asserts that the window (1000×700) shows what `chatsurface render` draws of `log` (with
+/// `extra` flags).
+fn assert_window_shows_render_of(
+    display: &Display,
+    window: &Window,
+    (log, extra): (&Path, &[&str]),
+    dir: &Path,
+) {
     let shot = dir.join("window.png");
     let status = display
         .command("import")
@@ -491,6 +497,7 @@ fn assert_window_shows_render_of(display: &Display, window: &Window, log: &Path,
             "--out",
             reference.to_str().unwrap(),
         ])
+        .args(extra)
         .status()
         .unwrap();
     assert!(rendered.success());
@@ -530,7 +537,35 @@ fn the_window_shows_the_frame_that_render_draws() {
     .unwrap();
     let display = Display::start("screenshot");
     let mut window = Window::open(&display, &log, "1000x700");
-    assert_window_shows_render_of(&display, &window, &log, &dir);
+    assert_window_shows_render_of(&display, &window, (&log, &[]), &dir);
+    display.keys(&["ctrl+q"]);
+    window.wait_for_exit();
+}
+
+#[test]
+fn a_thread_chosen_on_the_branch_map_opens_in_the_transcript() {
+    if !tools_present() {
+        return;
+    }
+    let dir = scratch("map");
+    let log = dir.join("session.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../examples/sessions/refactor-many-branches-en.jsonl"),
+        &log,
+    )
+    .unwrap();
+    let snapshot = chatsurface_model::read_log(&log).unwrap().snapshot;
+    // The map opens on the first topic; j goes to its first branch.
+    let branch = (0..snapshot.threads.len())
+        .find(|&thread| snapshot.parent_of(thread) == Some(0))
+        .unwrap();
+    let id = snapshot.threads[branch].spec.id.as_str().to_owned();
+    let display = Display::start("map");
+    let mut window = Window::open(&display, &log, "1000x700");
+    display.keys(&["m", "plus", "minus", "0", "j", "Return"]);
+    std::thread::sleep(Duration::from_millis(700));
+    assert_window_shows_render_of(&display, &window, (&log, &["--focus", &id]), &dir);
     display.keys(&["ctrl+q"]);
     window.wait_for_exit();
 }
@@ -944,7 +979,7 @@ fn a_claude_code_session_grows_in_the_window_as_claude_code_writes_it() {
         std::thread::sleep(Duration::from_millis(150));
     }
     std::thread::sleep(Duration::from_millis(1500));
-    assert_window_shows_render_of(&display, &window, &log, &dir);
+    assert_window_shows_render_of(&display, &window, (&log, &[]), &dir);
     assert_eq!(
         std::fs::read_to_string(&log).unwrap(),
         whole,
