@@ -945,7 +945,7 @@ impl Desk {
         if self.map.is_some() {
             return KeyContext::Map;
         }
-        if self.search.is_some() {
+        if self.search.as_ref().is_some_and(|search| search.has_keys) {
             return KeyContext::Search;
         }
         if self.overview_cursor.is_some() {
@@ -970,7 +970,7 @@ impl Desk {
             Command::ToggleMap => return self.toggle_map(),
             Command::Map(command) => return self.map_command(command),
             Command::OpenSearch if !self.overlay_open() => {
-                self.search.get_or_insert_with(Search::default);
+                self.search.get_or_insert_with(Search::new).has_keys = true;
                 return;
             }
             Command::Search(command) => return self.search_command(command),
@@ -1223,6 +1223,11 @@ impl Desk {
         }
         if self.map.is_some() {
             return self.click_map(target);
+        }
+        // A click on the search bar gives it the keyboard, one elsewhere gives it to what was
+        // clicked (the bar stays, with its matches).
+        if let Some(search) = &mut self.search {
+            search.has_keys = target == Some(HitTarget::SearchBar);
         }
         // A click on an overview thread gives the overview the keyboard; one elsewhere (a
         // question there starts answering it, which needs the keys) takes it.
@@ -2188,6 +2193,16 @@ mod mouse_tests {
         desk.command(Command::Search(SearchCommand::Step(-1)));
         assert!(matches!(desk.focused_card, Some(NodeRef::Message(_))));
         assert_ne!(desk.focused_card, Some(tool));
+
+        // A click on a card gives it the keyboard, the bar staying; Ctrl+F gives it back.
+        desk.lay_out(viewport());
+        let (_, card) = desk.shown.cards[0];
+        desk.click_grace = Duration::ZERO;
+        click_at(&mut desk, card);
+        assert_ne!(desk.key_context(), KeyContext::Search);
+        assert!(desk.search().is_some());
+        desk.command(Command::OpenSearch);
+        assert_eq!(desk.key_context(), KeyContext::Search);
 
         desk.command(Command::Search(SearchCommand::Close));
         assert_eq!(desk.key_context(), KeyContext::Browsing);

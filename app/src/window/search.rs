@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 /// The open search bar.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Search {
     query: String,
     hits: Arc<[SearchHit]>,
@@ -22,9 +22,24 @@ pub(super) struct Search {
     current: Option<usize>,
     /// What `hits` were found in: the session, its last event and the query.
     found_in: Option<(History, u64, String)>,
+    /// Whether the bar has the keyboard; a click in the transcript gives it to the cards (an
+    /// answer typed there), the bar staying open with its matches.
+    pub has_keys: bool,
 }
 
 impl Search {
+    /// An empty bar, with the keyboard.
+    pub(super) fn new() -> Search {
+        Search {
+            query: String::new(),
+            hits: Arc::from([]),
+            matching: HashSet::new(),
+            current: None,
+            found_in: None,
+            has_keys: true,
+        }
+    }
+
     /// Adds typed text to the query.
     pub(super) fn type_text(&mut self, text: &str) {
         let room = QUERY_CHARS.saturating_sub(self.query.chars().count());
