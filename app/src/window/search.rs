@@ -55,10 +55,13 @@ impl Search {
     /// Finds the matches again if the query or the session changed since; returns the match
     /// to show when it is a new one (the newest, after the query changed).
     pub(super) fn refresh(&mut self, snapshot: &Snapshot) -> Option<NodeRef> {
-        let key = (snapshot.history, snapshot.last_seq, self.query.clone());
-        if self.found_in.as_ref() == Some(&key) {
+        let unchanged = self.found_in.as_ref().is_some_and(|(history, seq, query)| {
+            (*history, *seq) == (snapshot.history, snapshot.last_seq) && *query == self.query
+        });
+        if unchanged {
             return None;
         }
+        let key = (snapshot.history, snapshot.last_seq, self.query.clone());
         let query_changed = self
             .found_in
             .as_ref()

@@ -168,7 +168,7 @@ impl LayoutEngine {
 
     /// Keeps the search marks in step with the intent's search: made again, under a new
     /// generation, only when the query or the matches change.
-    fn update_search(&mut self, search: Option<&SearchView>) {
+    fn update_search(&mut self, search: Option<&SearchView>, threads: usize) {
         let Some(search) = search else {
             self.search = None;
             return;
@@ -185,6 +185,7 @@ impl LayoutEngine {
             let marks = SearchMarks {
                 highlighter,
                 nodes: search.hits.iter().map(|hit| hit.node).collect(),
+                per_thread: search.per_thread(threads).into(),
                 generation: self.searches,
             };
             (search.clone(), marks)
@@ -235,7 +236,7 @@ impl LayoutEngine {
     ) -> FrameLayout {
         self.transcript.next_frame();
         self.lines.next_frame();
-        self.update_search(intent.search.as_ref());
+        self.update_search(intent.search.as_ref(), snapshot.threads.len());
         let style = intent.style;
         let palette = style.palette;
         let viewport = intent.viewport;
@@ -290,13 +291,15 @@ impl LayoutEngine {
             .iter()
             .find(|card| card.top + card.layout.height > regions.transcript.y)
             .map(|card| view.transcript[card.index].thread);
-        // Search matches by thread, marked in the overview and on the map.
-        let found = intent
+        // Search matches by thread, marked in the overview and on the map (counted once per
+        // search, not per frame).
+        let found = self
             .search
             .as_ref()
-            .map_or_else(Vec::new, |search| search.per_thread(snapshot.threads.len()));
+            .map(|(_, marks)| Arc::clone(&marks.per_thread));
+        let found: &[usize] = found.as_deref().unwrap_or(&[]);
         let marks = overview::OverviewMarks {
-            found: &found,
+            found,
             cursor: intent.overview_cursor,
             hovered: intent.overview_hover,
             in_view,
@@ -396,7 +399,7 @@ impl LayoutEngine {
             Some(Overlay::Inbox(view)) => Some(inbox::inbox_panel(view, &style, intent.lang)),
             Some(Overlay::Map(view)) => {
                 let (over, frame) = map::paint_map_overlay(
-                    (snapshot, &found),
+                    (snapshot, found),
                     view,
                     scene.bounds(),
                     (&style, intent.lang),
@@ -493,7 +496,7 @@ impl LayoutEngine {
     ) -> ScrollAnchor {
         let regions = frame_regions(intent);
         // The same marks as the frame's, so each card has the same height here.
-        self.update_search(intent.search.as_ref());
+        self.update_search(intent.search.as_ref(), snapshot.threads.len());
         let list = ListInput {
             snapshot,
             blocks: &view.transcript,

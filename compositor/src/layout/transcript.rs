@@ -103,6 +103,8 @@ pub(super) struct SearchMarks {
     pub highlighter: Highlighter,
     /// The nodes that match.
     pub nodes: HashSet<NodeRef>,
+    /// How many matches each thread holds, by thread index.
+    pub per_thread: Arc<[usize]>,
     /// A number no other search of this engine had: cards marked for one are never taken
     /// for another's.
     pub generation: u64,
