@@ -2,19 +2,26 @@
 //!
 //! Declutter has already chosen and ordered the rows to fit; this module only places and
 //! paints them: indentation by depth, a status mark, the title clipped to the panel, and the
-//! counts of open work right-aligned so they line up for a glance.
+//! counts of open work right-aligned so they line up for a glance. Rows the panel has room for
+//! beyond those chosen go, top first, to titles too long for one line: such a row takes two
+//! lines before its title is cut.
 
-use super::lines::LineCache;
+use super::lines::{LineCache, TwoLines};
 use super::HitTarget;
 use crate::color::Color;
 use crate::declutter::{OverviewEntry, OverviewRow};
 use crate::markdown::plain_text;
 use crate::scene::{Layer, Quad, Scene, TextRun};
+use crate::text::ShapedText;
 use crate::text::{SpanStyle, TextSystem};
 use crate::theme::Style;
 use crate::units::{Pixels, Point, Rect};
 use crate::words::{Lang, Noun, Word};
 use chatsurface_model::{NodeRef, Snapshot, ThreadStatus};
+use std::sync::Arc;
+
+/// More of a path than this is never tried whole: a chain can be 50,000 threads deep.
+const MOST_TITLES: usize = 8;
 
 /// Indentation per depth level.
 pub(super) const INDENT: Pixels = Pixels(14.0);
@@ -55,19 +62,68 @@ impl RowPainter<'_> {
         top: Pixels,
         clip: Rect,
     ) -> Pixels {
-        let metrics = self.style.metrics;
-        let size = metrics.font_size;
+        let fitted = self.fit(words, strong, x, clip, false);
+        let width = fitted.lines[0].width;
+        self.paint_lines(fitted, color, x, top, clip);
+        width
+    }
+
+    /// `words` fitted between `x` and the right of `clip`: on one line cut with "…", or, when
+    /// `two_lines` allows it, wrapped onto a second line first. Words cut are remembered for
+    /// the row's hover.
+    fn fit(
+        &mut self,
+        words: &str,
+        strong: bool,
+        x: Pixels,
+        clip: Rect,
+        two_lines: bool,
+    ) -> TwoLines {
+        let size = self.style.metrics.font_size;
         let style = SpanStyle {
             strong,
             ..SpanStyle::default()
         };
         let room = clip.intersect(&self.clip).right() - x;
-        let (line, shown) = self.lines.line_within(words, style, size, room, self.text);
-        if shown != words {
+        let fitted = if two_lines {
+            self.lines
+                .two_lines_within(words, style, size, room, self.text)
+        } else {
+            let (line, shown) = self.lines.line_within(words, style, size, room, self.text);
+            TwoLines {
+                lines: vec![line],
+                cut: shown != words,
+            }
+        };
+        if fitted.cut {
             self.cut = Some(words.to_owned());
         }
-        let width = line.width;
-        let y = top + (metrics.overview_row_height - line.height) * 0.5;
+        fitted
+    }
+
+    /// Draws fitted lines at `x`, one row height apart from `top`.
+    fn paint_lines(&mut self, fitted: TwoLines, color: Color, x: Pixels, top: Pixels, clip: Rect) {
+        let row_height = self.style.metrics.overview_row_height;
+        for (line, row_top) in fitted
+            .lines
+            .into_iter()
+            .zip(std::iter::successors(Some(top), |top| {
+                Some(*top + row_height)
+            }))
+        {
+            self.push_line(line, color, x, row_top, clip);
+        }
+    }
+
+    fn push_line(
+        &mut self,
+        line: Arc<ShapedText>,
+        color: Color,
+        x: Pixels,
+        top: Pixels,
+        clip: Rect,
+    ) {
+        let y = top + (self.style.metrics.overview_row_height - line.height) * 0.5;
         self.scene.push_text(TextRun {
             origin: Point { x, y },
             clip: clip.intersect(&self.clip),
@@ -75,7 +131,6 @@ impl RowPainter<'_> {
             color,
             layer: Layer::Panels,
         });
-        width
     }
 
     fn measure(&mut self, words: &str) -> Pixels {
@@ -142,62 +197,76 @@ pub(super) fn paint_overview(
     };
     let mut tooltip = None;
     painter.heading(snapshot, lang);
+    // Rows the panel holds beyond those chosen: each lets one long title take a second line.
+    let mut spare_lines = rows_that_fit(region, style).saturating_sub(rows.len());
+    // A row's place counts the rows the pointer and the keyboard can reach, as the window
+    // does (from the hits), so the rows of folded threads are not counted.
+    let mut place = 0;
     let mut top = region.y + rows_top(style);
-    for (place, row) in rows.iter().enumerate() {
+    for row in rows {
         if top + row_height > region.bottom() {
             break;
         }
         painter.cut = None;
-        let row_rect = Rect {
+        let line = Rect {
             x: region.x,
             y: top,
             width: region.width,
             height: row_height,
         };
         let x = region.x + Pixels(6.0) + INDENT * f32::from(row.depth.min(12));
-        match &row.entry {
+        let two_lines = spare_lines > 0;
+        let (lines, hit) = match &row.entry {
             OverviewEntry::Thread {
                 thread,
                 above,
                 focused,
             } => {
                 let found = marks.found.get(*thread).copied().unwrap_or(0);
-                if marks.in_view == Some(*thread) && !*focused {
-                    painter.scene.push_quad(Quad {
-                        bounds: Rect {
-                            width: Pixels(3.0),
-                            ..row_rect
-                        },
-                        clip: region,
-                        fill: Some(palette.accent.with_alpha(150)),
-                        border: None,
-                        corner_radius: Pixels::ZERO,
-                        layer: Layer::Panels,
-                    });
-                }
-                painter.thread_row(snapshot, (*thread, above), (*focused, found), x, row_rect);
-                hits.push((row_rect, HitTarget::OverviewThread(*thread)));
+                let in_view = marks.in_view == Some(*thread) && !*focused;
+                let lines = painter.thread_row(
+                    snapshot,
+                    (*thread, above),
+                    (*focused, in_view, found),
+                    (x, line, two_lines),
+                );
+                (lines, Some(HitTarget::OverviewThread(*thread)))
             }
             OverviewEntry::Question { node } => {
                 let (words, color) = question_words(snapshot, *node, style);
-                painter.words(&words, false, color, x, top, row_rect);
-                hits.push((row_rect, HitTarget::Block(*node)));
+                let fitted = painter.fit(&words, false, x, line, two_lines);
+                let lines = fitted.lines.len();
+                painter.paint_lines(fitted, color, x, top, region);
+                (lines, Some(HitTarget::Block(*node)))
             }
             OverviewEntry::Decision { decision } => {
                 let words = format!("◆ {}", plain_text(&snapshot.decisions[*decision].spec.text));
-                painter.words(&words, false, palette.decision, x, top, row_rect);
-                hits.push((row_rect, HitTarget::Block(NodeRef::Decision(*decision))));
+                let fitted = painter.fit(&words, false, x, line, two_lines);
+                let lines = fitted.lines.len();
+                painter.paint_lines(fitted, palette.decision, x, top, region);
+                (lines, Some(HitTarget::Block(NodeRef::Decision(*decision))))
             }
             OverviewEntry::Collapsed { threads, resolved } => {
                 let words = lang.more(*threads, Noun::Thread, Some(*resolved));
-                painter.words(&words, false, palette.muted, x, top, row_rect);
+                painter.words(&words, false, palette.muted, x, top, line);
+                (1, None)
             }
             OverviewEntry::Unlisted { count } => {
                 let words = format!("{} · o", lang.more(*count, Noun::OpenQuestion, None));
-                painter.words(&words, false, palette.question, x, top, row_rect);
-                hits.push((row_rect, HitTarget::Waiting));
+                painter.words(&words, false, palette.question, x, top, line);
+                (1, Some(HitTarget::Waiting))
             }
-        }
+        };
+        spare_lines -= lines - 1;
+        let row_rect = Rect {
+            height: row_height * lines as f32,
+            ..line
+        };
+        let Some(hit) = hit else {
+            top += row_rect.height;
+            continue;
+        };
+        hits.push((row_rect, hit));
         if marks.cursor == Some(place) {
             painter.scene.push_quad(Quad {
                 bounds: row_rect,
@@ -211,7 +280,8 @@ pub(super) fn paint_overview(
         if marks.hovered == Some(place) {
             tooltip = painter.cut.take().map(|whole| (row_rect, whole));
         }
-        top += row_height;
+        place += 1;
+        top += row_rect.height;
     }
     if let Some((row, whole)) = tooltip {
         painter.tooltip(row, &whole);
@@ -290,88 +360,148 @@ impl RowPainter<'_> {
         });
     }
 
-    /// A thread's row: the focus bar when focused, its status mark, its title (after the
-    /// titles of the threads folded into the row) clipped before the counts of open questions,
-    /// pending confirmations and decisions, right-aligned.
+    /// A thread's row: the focus bar when focused (a thinner one when it is the thread in
+    /// view), its status mark, its title (after the titles of the threads folded into the row)
+    /// clipped before the counts of open questions, pending confirmations and decisions,
+    /// right-aligned. The title takes a second line where `two_lines` allows and it needs one;
+    /// returns how many lines the row took.
     fn thread_row(
         &mut self,
         snapshot: &Snapshot,
         (thread, above): (usize, &[usize]),
-        (focused, found): (bool, usize),
-        x: Pixels,
-        row: Rect,
-    ) {
+        (focused, in_view, found): (bool, bool, usize),
+        (x, line, two_lines): (Pixels, Rect, bool),
+    ) -> usize {
         let palette = self.style.palette;
         let node = &snapshot.threads[thread];
-        if focused {
-            self.scene.push_quad(Quad {
-                bounds: row,
-                clip: self.clip,
-                fill: Some(palette.focus_fill),
-                border: None,
-                corner_radius: Pixels(4.0),
-                layer: Layer::Panels,
-            });
-            self.scene.push_quad(Quad {
-                bounds: Rect {
-                    width: Pixels(3.0),
-                    ..row
-                },
-                clip: self.clip,
-                fill: Some(palette.accent),
-                border: None,
-                corner_radius: Pixels::ZERO,
-                layer: Layer::Panels,
-            });
-        }
         let (mark, mark_color) = match node.status {
             ThreadStatus::Active => ("●", palette.accent),
             ThreadStatus::Parked => ("‖", palette.muted),
             ThreadStatus::Resolved => ("✓", palette.decision),
         };
-        let mark_width = self.words(mark, false, mark_color, x, row.y, row);
         // `found`: the search's matches in the thread.
-        let counts = [
+        let counts: Vec<(String, Color)> = [
             (found, '⌕', palette.accent),
             (node.open_questions, '?', palette.question),
             (node.pending_confirmations, '⚠', palette.danger),
             (node.decisions, '✓', palette.decision),
-        ];
-        let mut right = row.right() - Pixels(6.0);
-        for (count, sign, color) in counts.into_iter().rev().filter(|(count, ..)| *count > 0) {
-            let words = format!("{sign}{count}");
-            right -= self.measure(&words);
-            self.words(&words, true, color, right, row.y, row);
+        ]
+        .into_iter()
+        .filter(|(count, ..)| *count > 0)
+        .map(|(count, sign, color)| (format!("{sign}{count}"), color))
+        .collect();
+        let mut right = line.right() - Pixels(6.0);
+        let mut count_places = Vec::with_capacity(counts.len());
+        for (words, _) in counts.iter().rev() {
+            right -= self.measure(words);
+            count_places.push(right);
             right -= Pixels(8.0);
         }
-        let title_x = x + mark_width + Pixels(6.0);
+        let title_x = x + self.measure(mark) + Pixels(6.0);
         let title_clip = Rect {
             x: title_x,
             width: (right - title_x).max(Pixels::ZERO),
-            ..row
+            height: line.height * 2.0,
+            ..line
         };
-        let color = if node.status == ThreadStatus::Resolved {
-            palette.muted
-        } else {
-            palette.text
-        };
-        let (title, whole) = if above.is_empty() {
-            (plain_text(&node.spec.title), None)
+        let strong = node.spec.parent.is_none();
+        // A folded path's titles whole, and the line shown when it was shortened.
+        let (fitted, path) = if above.is_empty() {
+            let title = plain_text(&node.spec.title);
+            (
+                self.fit(&title, strong, title_x, title_clip, two_lines),
+                None,
+            )
         } else {
             let titles: Vec<String> = above
                 .iter()
                 .chain([&thread])
                 .map(|&index| plain_text(&snapshot.threads[index].spec.title))
                 .collect();
-            let shown = self.path_that_fits(&titles, title_clip.width);
-            (shown, Some(whole_path(&titles)))
+            let on_two = two_lines
+                .then(|| self.path_on_two_lines(&titles, strong, title_x, title_clip))
+                .flatten();
+            let (fitted, shown) = on_two.unwrap_or_else(|| {
+                let shown = self.path_that_fits(&titles, title_clip.width);
+                (self.fit(&shown, strong, title_x, title_clip, false), shown)
+            });
+            (fitted, Some((whole_path(&titles), shown)))
         };
-        let strong = node.spec.parent.is_none();
-        self.words(&title, strong, color, title_x, row.y, title_clip);
+        let lines = fitted.lines.len();
+        let row = Rect {
+            height: line.height * lines as f32,
+            ..line
+        };
+        if focused || in_view {
+            if focused {
+                self.scene.push_quad(Quad {
+                    bounds: row,
+                    clip: self.clip,
+                    fill: Some(palette.focus_fill),
+                    border: None,
+                    corner_radius: Pixels(4.0),
+                    layer: Layer::Panels,
+                });
+            }
+            let bar = if focused {
+                palette.accent
+            } else {
+                palette.accent.with_alpha(150)
+            };
+            self.scene.push_quad(Quad {
+                bounds: Rect {
+                    width: Pixels(3.0),
+                    ..row
+                },
+                clip: self.clip,
+                fill: Some(bar),
+                border: None,
+                corner_radius: Pixels::ZERO,
+                layer: Layer::Panels,
+            });
+        }
+        self.words(mark, false, mark_color, x, line.y, line);
+        for ((words, color), at) in counts.iter().rev().zip(count_places) {
+            self.words(words, true, *color, at, line.y, line);
+        }
+        let color = if node.status == ThreadStatus::Resolved {
+            palette.muted
+        } else {
+            palette.text
+        };
+        let cut = fitted.cut;
+        self.paint_lines(fitted, color, title_x, line.y, title_clip);
         // A folded path shortened to fit is shown whole on hover.
-        if let Some(whole) = whole.filter(|whole| *whole != title) {
+        if let Some((whole, _)) = path.filter(|(whole, shown)| cut || whole != shown) {
             self.cut = Some(whole);
         }
+        lines
+    }
+
+    /// A folded path on two lines from `x` within `clip`: whole when it fits them, else
+    /// shortened in the middle like [`path_that_fits`](Self::path_that_fits), keeping as many
+    /// of the last titles as two lines hold; `None` when not even "first › … › last" does.
+    fn path_on_two_lines(
+        &mut self,
+        titles: &[String],
+        strong: bool,
+        x: Pixels,
+        clip: Rect,
+    ) -> Option<(TwoLines, String)> {
+        let (first, rest) = titles.split_first()?;
+        let most = rest.len().min(MOST_TITLES);
+        let whole = (titles.len() <= MOST_TITLES).then(|| titles.join(" › "));
+        let shortened = (1..most).rev().map(|tail| {
+            let kept = &rest[rest.len() - tail..];
+            format!("{first} › … › {}", kept.join(" › "))
+        });
+        let saved = self.cut.take();
+        let found = whole.into_iter().chain(shortened).find_map(|candidate| {
+            let fitted = self.fit(&candidate, strong, x, clip, true);
+            (!fitted.cut).then_some((fitted, candidate))
+        });
+        self.cut = saved;
+        found
     }
 
     /// The titles of a folded path joined by "›", shortened in the middle until the line fits
@@ -380,8 +510,6 @@ impl RowPainter<'_> {
     /// stands for) stays whole, or, where that leaves too little of it, to two fifths of the
     /// row, with the last cut at its end by `words`.
     fn path_that_fits(&mut self, titles: &[String], room: Pixels) -> String {
-        /// More of a path than this is never tried whole: a chain can be 50,000 threads deep.
-        const MOST_TITLES: usize = 8;
         /// A first title cut shorter than this says nothing; it is dropped instead.
         const FEWEST_CHARS: usize = 4;
         let whole = titles.join(" › ");
@@ -551,32 +679,162 @@ mod tests {
         assert!(line.ends_with("› t49999"), "{line}");
     }
 
-    #[test]
-    fn a_hovered_row_cut_to_fit_shows_whole_and_the_keyboards_row_is_ringed() {
+    /// The frame of `snapshot` at `width`×`height`, with the overview's pointer and keyboard
+    /// on the rows given.
+    fn frame_of(
+        snapshot: &Snapshot,
+        (width, height): (f32, f32),
+        (hover, cursor): (Option<usize>, Option<usize>),
+    ) -> (crate::layout::FrameLayout, Vec<OverviewRow>) {
         use crate::declutter::declutter;
         use crate::intent::{resolve_intent, IntentRequest, Viewport};
         use crate::layout::{overview_capacity, LayoutEngine};
-        use crate::scene::Layer;
-        use crate::test_support::snapshot_from;
         use crate::units::ScaleFactor;
-        let long = "A thread title far too long for the overview of a frame";
-        let snapshot = snapshot_from(&[format!(
-            r#"{{"type":"thread_opened","thread":{{"id":"t","parent":null,"title":"{long}","kind":"topic"}}}}"#
-        )]);
+        let request = IntentRequest {
+            viewport: Viewport {
+                width: Pixels(width),
+                height: Pixels(height),
+                scale: ScaleFactor(1.0),
+            },
+            overview_hover: hover,
+            overview_cursor: cursor,
+            ..IntentRequest::default()
+        };
+        let intent = resolve_intent(snapshot, &request).unwrap();
+        let view = declutter(snapshot, &intent, overview_capacity(&intent));
+        let frame = LayoutEngine::new(FontSet::BundledOnly).layout(snapshot, &view, &intent);
+        (frame, view.overview)
+    }
+
+    /// The rows of the overview the pointer can hit, top first, as the window finds them.
+    fn hit_rows(frame: &crate::layout::FrameLayout) -> Vec<(Rect, HitTarget)> {
+        let panel = frame.regions.overview;
+        let mut rows: Vec<_> = frame
+            .hits
+            .iter()
+            .filter(|(rect, _)| panel.contains_xy(rect.x.as_f32() + 1.0, rect.y.as_f32() + 1.0))
+            .copied()
+            .collect();
+        rows.sort_by(|a, b| a.0.y.as_f32().total_cmp(&b.0.y.as_f32()));
+        rows
+    }
+
+    fn one_topic(title: &str) -> Snapshot {
+        crate::test_support::snapshot_from(&[format!(
+            r#"{{"type":"thread_opened","thread":{{"id":"t","parent":null,"title":"{title}","kind":"topic"}}}}"#
+        )])
+    }
+
+    #[test]
+    fn a_long_title_takes_a_second_line_where_the_panel_has_room() {
+        let snapshot = one_topic("A thread title far too long for one row of the overview pane");
+        let (frame, _) = frame_of(&snapshot, (1400.0, 500.0), (Some(0), None));
+        let panel = frame.regions.overview;
+        let rows = hit_rows(&frame);
+        let row_height = Style::new(Theme::Dark, Density::Comfortable)
+            .metrics
+            .overview_row_height;
+        assert_eq!(rows[0].0.height, row_height * 2.0, "{rows:?}");
+        let title_lines: Vec<_> = frame
+            .scene
+            .texts
+            .iter()
+            .filter(|run| {
+                run.layer == Layer::Panels
+                    && rows[0]
+                        .0
+                        .contains_xy(run.origin.x.as_f32() + 1.0, run.origin.y.as_f32() + 1.0)
+            })
+            .filter(|run| run.text.width > Pixels(40.0))
+            .collect();
+        assert_eq!(title_lines.len(), 2, "the title on two lines");
+        assert!(title_lines[1].origin.y > title_lines[0].origin.y);
+        assert!(
+            title_lines.iter().all(|run| run.text.width <= panel.width),
+            "each line within the panel"
+        );
+        let overlays = frame
+            .scene
+            .texts
+            .iter()
+            .filter(|run| run.layer == Layer::Overlay);
+        assert_eq!(
+            overlays.count(),
+            0,
+            "nothing was cut, so the hover shows nothing"
+        );
+    }
+
+    /// Sixty topics whose titles are too long for one row.
+    fn many_long_topics() -> Snapshot {
+        let long = "A thread title far too long for one row of the overview";
+        let events: Vec<String> = (0..60)
+            .map(|index| {
+                format!(
+                    r#"{{"type":"thread_opened","thread":{{"id":"t{index}","parent":null,"title":"{long} {index}","kind":"topic"}}}}"#
+                )
+            })
+            .collect();
+        crate::test_support::snapshot_from(&events)
+    }
+
+    #[test]
+    fn a_full_panel_keeps_one_line_per_row_and_every_row() {
+        let (frame, chosen) = frame_of(&many_long_topics(), (900.0, 500.0), (None, None));
+        let style = Style::new(Theme::Dark, Density::Comfortable);
+        let rows = hit_rows(&frame);
+        let reachable = chosen
+            .iter()
+            .filter(|row| !matches!(row.entry, OverviewEntry::Collapsed { .. }));
+        assert_eq!(rows.len(), reachable.count(), "every row chosen is drawn");
+        let capacity = rows_that_fit(frame.regions.overview, &style);
+        assert!(
+            rows.len() + 1 >= capacity,
+            "the panel is full: {} of {capacity}",
+            rows.len()
+        );
+        assert!(rows
+            .iter()
+            .all(|(rect, _)| rect.height == style.metrics.overview_row_height));
+    }
+
+    #[test]
+    fn the_ring_and_the_hover_are_on_the_row_the_window_counts_past_folded_rows() {
+        let snapshot = crate::test_support::breadth_session(20, 200, 3);
+        let (frame, chosen) = frame_of(&snapshot, (1280.0, 800.0), (None, None));
+        let panel = frame.regions.overview;
+        let rows = hit_rows(&frame);
+        let folded = chosen
+            .iter()
+            .position(|row| matches!(row.entry, OverviewEntry::Collapsed { .. }));
+        assert!(
+            folded.is_some_and(|at| at + 1 < chosen.len()),
+            "a row of folded threads above others: {chosen:?}"
+        );
+        for (place, (rect, _)) in rows.iter().enumerate() {
+            let (frame, _) = frame_of(&snapshot, (1280.0, 800.0), (None, Some(place)));
+            let ringed: Vec<Rect> = frame
+                .scene
+                .quads
+                .iter()
+                .filter(|quad| {
+                    quad.fill.is_none()
+                        && quad.border.is_some()
+                        && panel
+                            .contains_xy(quad.bounds.x.as_f32() + 1.0, quad.bounds.y.as_f32() + 1.0)
+                })
+                .map(|quad| quad.bounds)
+                .collect();
+            assert_eq!(ringed, vec![*rect], "row {place}");
+        }
+    }
+
+    #[test]
+    fn a_hovered_row_cut_to_fit_shows_whole_and_the_keyboards_row_is_ringed() {
+        // A full panel: no row has room for a second line.
+        let snapshot = many_long_topics();
         let frame = |hover: Option<usize>, cursor: Option<usize>| {
-            let request = IntentRequest {
-                viewport: Viewport {
-                    width: Pixels(900.0),
-                    height: Pixels(500.0),
-                    scale: ScaleFactor(1.0),
-                },
-                overview_hover: hover,
-                overview_cursor: cursor,
-                ..IntentRequest::default()
-            };
-            let intent = resolve_intent(&snapshot, &request).unwrap();
-            let view = declutter(&snapshot, &intent, overview_capacity(&intent));
-            LayoutEngine::new(FontSet::BundledOnly).layout(&snapshot, &view, &intent)
+            frame_of(&snapshot, (900.0, 500.0), (hover, cursor)).0
         };
         let overlay_texts = |hover| {
             frame(hover, None)
@@ -590,12 +848,7 @@ mod tests {
         assert!(overlay_texts(None).is_empty());
         let shown = overlay_texts(Some(0));
         assert_eq!(shown.len(), 1, "the whole title beside the row");
-        let row = frame(None, None)
-            .hits
-            .iter()
-            .find(|(_, t)| *t == HitTarget::OverviewThread(0))
-            .unwrap()
-            .0;
+        let row = hit_rows(&frame(None, None))[0].0;
         assert!(shown[0] > row.width, "wider than the row it stands for");
         let rings = |cursor| {
             frame(None, cursor)
