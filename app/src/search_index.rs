@@ -4,30 +4,33 @@
 //! full-text engine: tokenised, ranked, on disk, opened through a memory map) with one
 //! document per node of every session that [`catalog`](crate::agents::catalog) finds: the
 //! node's words as the transcript shows them (`chatsurface_compositor::node_words`), its
-//! session, thread and file. A manifest beside it records each file's length, modification
-//! time and inode as indexed. Every search first brings the index up to date: a file that
-//! changed (grew, was replaced) is indexed again, a file gone is dropped, so results never
-//! come from what a log no longer says. The index is a cache, never the truth: one that is
-//! missing, of another version or that cannot be read is deleted and rebuilt from the logs,
-//! with one `note:` line.
+//! session, thread and file, under a key (the file and the node's name) and a digest of what
+//! it says. A manifest beside it records each file's length, modification time and inode as
+//! indexed. Every search first brings the index up to date: a file that changed (grew, was
+//! replaced) is read again and only its documents whose digest changed are written again (a
+//! log that grew by one message costs one document, not the session), the nodes it no longer
+//! has are deleted, and a file gone is dropped, so results never come from what a log no
+//! longer says. The index is a cache, never the truth: one that is missing, of another version
+//! or that cannot be read is deleted and rebuilt from the logs, with one `note:` line.
 
 use crate::agents::{self, catalog, Format};
 use crate::error::AppError;
 use chatsurface_compositor::{node_words, one_line};
 use chatsurface_model::{NodeRef, Snapshot};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use tantivy::collector::TopDocs;
-use tantivy::query::QueryParser;
-use tantivy::schema::{Field, Schema, Value, STORED, STRING, TEXT};
+use tantivy::collector::{DocSetCollector, TopDocs};
+use tantivy::query::{QueryParser, TermQuery};
+use tantivy::schema::{Field, IndexRecordOption, Schema, Value, FAST, STORED, STRING, TEXT};
 use tantivy::snippet::SnippetGenerator;
 use tantivy::{doc, Index, IndexWriter, TantivyDocument, Term};
 
 /// Bumped whenever the schema or what is indexed changes: an index of another version is
 /// rebuilt.
-const INDEX_VERSION: u32 = 1;
+const INDEX_VERSION: u32 = 2;
 
 /// The manifest's file name, inside the index's folder.
 const MANIFEST: &str = "chatsurface-manifest.json";
@@ -85,32 +88,59 @@ pub struct Found {
 
 struct Fields {
     path: Field,
+    /// The file's path, the node's name and count (see `node_documents`): one document's
+    /// identity in the whole index.
+    key: Field,
+    /// The first 8 bytes of the SHA-256 of what the document holds, to tell a changed node.
+    digest: Field,
     agent: Field,
     session: Field,
     thread: Field,
     node: Field,
     text: Field,
-    modified: Field,
 }
 
 fn schema() -> (Schema, Fields) {
     let mut builder = Schema::builder();
     let fields = Fields {
         path: builder.add_text_field("path", STRING | STORED),
+        key: builder.add_text_field("key", STRING | FAST),
+        digest: builder.add_u64_field("digest", FAST),
         agent: builder.add_text_field("agent", STRING | STORED),
         session: builder.add_text_field("session", STORED),
         thread: builder.add_text_field("thread", STORED),
         node: builder.add_text_field("node", STORED),
         text: builder.add_text_field("text", TEXT | STORED),
-        modified: builder.add_i64_field("modified", STORED),
     };
     (builder.build(), fields)
+}
+
+/// What bringing the index up to date wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexUpdate {
+    /// Files read again (new, grown or replaced).
+    pub files_read: usize,
+    /// Documents written (new nodes, and nodes whose words changed).
+    pub written: usize,
+    /// Documents deleted (nodes gone or changed, and the files gone).
+    pub deleted: usize,
 }
 
 /// The index, open and up to date with the logs.
 pub struct SearchIndex {
     index: Index,
     fields: Fields,
+    manifest: Manifest,
+    update: IndexUpdate,
+}
+
+/// One node of a session as a document, before it is written.
+struct NodeDocument {
+    key: String,
+    digest: u64,
+    node: String,
+    thread: String,
+    words: String,
 }
 
 fn index_error(dir: &Path, error: impl std::fmt::Display) -> AppError {
@@ -177,19 +207,30 @@ impl SearchIndex {
                 )
             }
         };
-        let this = SearchIndex { index, fields };
+        let mut this = SearchIndex {
+            index,
+            fields,
+            manifest: Manifest::default(),
+            update: IndexUpdate::default(),
+        };
         if this.bring_up_to_date(&mut manifest, folders, dir)? {
             let bytes = serde_json::to_vec(&manifest).map_err(|error| index_error(dir, error))?;
             crate::fsutil::write_atomically(&manifest_path, &bytes, 0o600)
                 .map_err(|error| index_error(dir, error))?;
         }
+        this.manifest = manifest;
         Ok(this)
     }
 
-    /// Indexes again every file that changed since the manifest's stamps and drops the files
-    /// gone; whether anything changed.
+    /// What opening the index had to write to bring it up to date.
+    pub fn last_update(&self) -> IndexUpdate {
+        self.update
+    }
+
+    /// Reads again every file that changed since the manifest's stamps, writing the documents
+    /// that changed, and drops the files gone; whether anything changed.
     fn bring_up_to_date(
-        &self,
+        &mut self,
         manifest: &mut Manifest,
         folders: &catalog::Folders,
         dir: &Path,
@@ -211,11 +252,11 @@ impl SearchIndex {
         if stale.is_empty() && gone.is_empty() {
             return Ok(false);
         }
-        let mut writer: IndexWriter = self
-            .index
-            .writer(WRITER_MEMORY)
-            .map_err(|error| index_error(dir, error))?;
+        let fail = |error| index_error(dir, error);
+        let searcher = self.index.reader().map_err(fail)?.searcher();
+        let mut writer: IndexWriter = self.index.writer(WRITER_MEMORY).map_err(fail)?;
         for path in &gone {
+            self.update.deleted += self.documents_of(&searcher, path).map_err(fail)?.len();
             writer.delete_term(Term::from_field_text(
                 self.fields.path,
                 &path.to_string_lossy(),
@@ -223,52 +264,91 @@ impl SearchIndex {
             manifest.files.remove(path);
         }
         for (path, format, stamp) in stale {
-            writer.delete_term(Term::from_field_text(
-                self.fields.path,
-                &path.to_string_lossy(),
-            ));
+            let indexed = self.documents_of(&searcher, &path).map_err(fail)?;
             manifest.files.remove(&path);
-            let Some(stamp) = stamp else {
+            let loaded = stamp.map(|_| agents::load(&path, Some(format)));
+            let (Some(stamp), Some(Ok(loaded))) = (stamp, loaded.as_ref()) else {
+                if let Some(Err(error)) = loaded {
+                    tracing::warn!("{error}; left out of the search index");
+                }
+                self.update.deleted += indexed.len();
+                writer.delete_term(Term::from_field_text(
+                    self.fields.path,
+                    &path.to_string_lossy(),
+                ));
                 continue;
             };
-            match agents::load(&path, Some(format)) {
-                Ok(loaded) => {
-                    self.add_session(&mut writer, &path, format, &loaded.snapshot, stamp)
-                        .map_err(|error| index_error(dir, error))?;
-                    manifest.files.insert(path, stamp);
-                }
-                Err(error) => tracing::warn!("{error}; left out of the search index"),
-            }
+            self.update.files_read += 1;
+            self.write_changes(&mut writer, (&path, format), &loaded.snapshot, indexed)
+                .map_err(fail)?;
+            manifest.files.insert(path, stamp);
         }
-        writer.commit().map_err(|error| index_error(dir, error))?;
+        writer.commit().map_err(fail)?;
         Ok(true)
     }
 
-    fn add_session(
+    /// The documents the index holds for `path`: each one's key and digest.
+    fn documents_of(
         &self,
-        writer: &mut IndexWriter,
+        searcher: &tantivy::Searcher,
         path: &Path,
-        format: Format,
+    ) -> tantivy::Result<HashMap<String, u64>> {
+        let term = Term::from_field_text(self.fields.path, &path.to_string_lossy());
+        let query = TermQuery::new(term, IndexRecordOption::Basic);
+        let mut documents = HashMap::new();
+        let mut key = String::new();
+        for address in searcher.search(&query, &DocSetCollector)? {
+            let fast = searcher.segment_reader(address.segment_ord).fast_fields();
+            let keys = fast
+                .str("key")?
+                .ok_or_else(|| tantivy::TantivyError::SchemaError("no key column".into()))?;
+            let digest = fast.u64("digest")?.first(address.doc_id).unwrap_or(0);
+            let Some(ordinal) = keys.term_ords(address.doc_id).next() else {
+                continue;
+            };
+            key.clear();
+            keys.ord_to_str(ordinal, &mut key)?;
+            documents.insert(key.clone(), digest);
+        }
+        Ok(documents)
+    }
+
+    /// Writes the documents of `snapshot` that `indexed` (the file's documents in the index,
+    /// by key and digest) lacks or holds with other words, and deletes the ones it no longer
+    /// has.
+    fn write_changes(
+        &mut self,
+        writer: &mut IndexWriter,
+        (path, format): (&Path, Format),
         snapshot: &Snapshot,
-        stamp: Stamp,
+        mut indexed: HashMap<String, u64>,
     ) -> tantivy::Result<()> {
         let fields = &self.fields;
         let file = path.to_string_lossy();
-        let modified = (stamp.modified_ns / 1_000_000_000) as i64;
-        for entry in &snapshot.timeline {
-            let words = node_words(snapshot, entry.node).join("\n");
-            if words.trim().is_empty() {
-                continue;
+        let session = snapshot.title();
+        for document in node_documents(snapshot, &file, (format, session)) {
+            match indexed.remove(&document.key) {
+                Some(digest) if digest == document.digest => continue,
+                Some(_) => self.update.deleted += 1,
+                None => {}
             }
+            // A delete takes only the documents added before it, so this replaces the node.
+            writer.delete_term(Term::from_field_text(fields.key, &document.key));
             writer.add_document(doc!(
                 fields.path => file.as_ref(),
+                fields.key => document.key,
+                fields.digest => document.digest,
                 fields.agent => format.name(),
-                fields.session => snapshot.title(),
-                fields.thread => snapshot.threads[entry.thread].spec.title.as_str(),
-                fields.node => node_name(snapshot, entry.node),
-                fields.text => words,
-                fields.modified => modified,
+                fields.session => session,
+                fields.thread => document.thread,
+                fields.node => document.node,
+                fields.text => document.words,
             ))?;
+            self.update.written += 1;
+        }
+        for key in indexed.into_keys() {
+            writer.delete_term(Term::from_field_text(fields.key, &key));
+            self.update.deleted += 1;
         }
         Ok(())
     }
@@ -306,17 +386,19 @@ impl SearchIndex {
                     .and_then(|value| value.as_str().map(str::to_owned))
                     .unwrap_or_default()
             };
-            let modified = document
-                .get_first(self.fields.modified)
-                .and_then(|value| value.as_i64())
-                .unwrap_or(0);
+            let path = PathBuf::from(text_of(self.fields.path));
+            let modified = self
+                .manifest
+                .files
+                .get(&path)
+                .map_or(0, |stamp| (stamp.modified_ns / 1_000_000_000) as i64);
             let snippet = snippets.snippet_from_doc(&document);
             let result = Found {
                 agent: text_of(self.fields.agent),
                 session: text_of(self.fields.session),
                 thread: text_of(self.fields.thread),
                 node: text_of(self.fields.node),
-                path: PathBuf::from(text_of(self.fields.path)),
+                path,
                 snippet: one_line(snippet.fragment(), SNIPPET_CHARS),
                 modified,
             };
@@ -328,5 +410,197 @@ impl SearchIndex {
             }
         }
         Ok(found)
+    }
+}
+
+/// The documents of a session's nodes, in timeline order: each node with words, named and
+/// keyed by the file, its name and which of the nodes of that name it is (two nodes can
+/// share an id). The path holds no NUL and the count none either, so no two keys are alike.
+fn node_documents<'a>(
+    snapshot: &'a Snapshot,
+    file: &'a str,
+    (format, session): (Format, &'a str),
+) -> impl Iterator<Item = NodeDocument> + 'a {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    snapshot.timeline.iter().filter_map(move |entry| {
+        let words = node_words(snapshot, entry.node).join("\n");
+        if words.trim().is_empty() {
+            return None;
+        }
+        let node = node_name(snapshot, entry.node);
+        let count = seen.entry(node.clone()).or_default();
+        *count += 1;
+        let thread = snapshot.threads[entry.thread].spec.title.clone();
+        let mut hash = Sha256::new();
+        for part in [format.name(), session, &thread, &node, &words] {
+            hash.update((part.len() as u64).to_le_bytes());
+            hash.update(part.as_bytes());
+        }
+        let digest = u64::from_le_bytes(hash.finalize()[..8].try_into().expect("8 bytes"));
+        Some(NodeDocument {
+            key: format!("{file}\0{node}\0{count}"),
+            digest,
+            node,
+            thread,
+            words,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A native store with one session log, and the index beside it.
+    struct Store {
+        dir: tempfile::TempDir,
+        seq: u64,
+    }
+
+    impl Store {
+        fn log(&self) -> PathBuf {
+            self.dir.path().join("sessions/s.jsonl")
+        }
+
+        fn line(&mut self, body: serde_json::Value) -> String {
+            self.seq += 1;
+            let mut event = json!({"v": 1, "seq": self.seq, "at": "2026-12-01T00:00:00Z"});
+            event
+                .as_object_mut()
+                .unwrap()
+                .extend(body.as_object().unwrap().clone());
+            format!("{event}\n")
+        }
+
+        /// A session of `messages` messages "llama N" in one thread.
+        fn new(messages: usize) -> Store {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::create_dir(dir.path().join("sessions")).unwrap();
+            let mut store = Store { dir, seq: 0 };
+            let log = store.session_of(messages);
+            std::fs::write(store.log(), log).unwrap();
+            store
+        }
+
+        fn session_of(&mut self, messages: usize) -> String {
+            self.seq = 0;
+            let mut log = self
+                .line(json!({"type": "session_started", "session": {"id": "s", "title": "Herd"}}));
+            log += &self.line(json!({"type": "thread_opened", "thread": {"id": "main", "parent": null, "title": "Main", "kind": "topic"}}));
+            for index in 0..messages {
+                log += &self.message(&format!("m-{index}"), &format!("llama {index}"));
+            }
+            log
+        }
+
+        fn message(&mut self, id: &str, text: &str) -> String {
+            self.line(json!({"type": "message_appended", "message": {"id": id, "thread_id": "main", "role": "agent", "text": text}}))
+        }
+
+        fn append(&self, lines: &str) {
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(self.log())
+                .unwrap();
+            std::io::Write::write_all(&mut file, lines.as_bytes()).unwrap();
+        }
+
+        fn open(&self) -> SearchIndex {
+            let folders = catalog::Folders {
+                native: Some(self.dir.path().join("sessions")),
+                claude_code: None,
+                codex: None,
+                gemini: None,
+            };
+            SearchIndex::open_current(&self.dir.path().join("search-index"), &folders).unwrap()
+        }
+    }
+
+    fn nodes(index: &SearchIndex, query: &str) -> Vec<String> {
+        let mut nodes: Vec<String> = index
+            .search(query, 100, |_| true)
+            .unwrap()
+            .into_iter()
+            .map(|found| found.node)
+            .collect();
+        nodes.sort();
+        nodes
+    }
+
+    fn update(files_read: usize, written: usize, deleted: usize) -> IndexUpdate {
+        IndexUpdate {
+            files_read,
+            written,
+            deleted,
+        }
+    }
+
+    #[test]
+    fn a_log_that_grows_writes_only_the_nodes_it_added_or_changed() {
+        let mut store = Store::new(20);
+        let first = store.open();
+        // The thread's title and the 20 messages.
+        assert_eq!(first.last_update(), update(1, 21, 0));
+        assert_eq!(nodes(&first, "llama").len(), 20);
+        drop(first);
+
+        let line = store.message("m-new", "the wombat check");
+        store.append(&line);
+        let grown = store.open();
+        assert_eq!(grown.last_update(), update(1, 1, 0), "one message added");
+        assert_eq!(nodes(&grown, "wombat"), ["message m-new"]);
+        assert_eq!(
+            nodes(&grown, "llama").len(),
+            20,
+            "the others not written twice"
+        );
+        drop(grown);
+
+        let line = store.line(json!({"type": "message_chunk_appended", "message_id": "m-new", "text": " failed on the zebra"}));
+        store.append(&line);
+        let changed = store.open();
+        assert_eq!(
+            changed.last_update(),
+            update(1, 1, 1),
+            "one message replaced"
+        );
+        assert_eq!(nodes(&changed, "zebra"), ["message m-new"]);
+        assert_eq!(
+            nodes(&changed, "wombat"),
+            ["message m-new"],
+            "once, as it is now"
+        );
+        drop(changed);
+
+        assert_eq!(
+            store.open().last_update(),
+            update(0, 0, 0),
+            "nothing changed"
+        );
+    }
+
+    #[test]
+    fn a_log_replaced_by_a_shorter_one_loses_the_nodes_it_no_longer_has() {
+        let mut store = Store::new(20);
+        drop(store.open());
+        let shorter = store.session_of(5);
+        let replacement = store.dir.path().join("replacement");
+        std::fs::write(&replacement, shorter).unwrap();
+        std::fs::rename(&replacement, store.log()).unwrap();
+        let index = store.open();
+        assert_eq!(index.last_update(), update(1, 0, 15));
+        assert_eq!(nodes(&index, "llama").len(), 5);
+        assert!(nodes(&index, "19").is_empty());
+    }
+
+    #[test]
+    fn a_log_gone_is_dropped_from_the_index() {
+        let store = Store::new(3);
+        drop(store.open());
+        std::fs::remove_file(store.log()).unwrap();
+        let index = store.open();
+        assert_eq!(index.last_update(), update(0, 0, 4));
+        assert!(nodes(&index, "llama").is_empty());
     }
 }
