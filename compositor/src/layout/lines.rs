@@ -85,18 +85,12 @@ impl LineCache {
         if line.width <= room || room <= Pixels::ZERO {
             return (line, words.to_owned());
         }
-        let chars: Vec<(usize, char)> = words.char_indices().collect();
-        let (mut fits, mut too_long) = (0, chars.len());
-        while too_long - fits > 1 {
-            let middle = (fits + too_long) / 2;
-            let candidate = format!("{}…", words[..chars[middle].0].trim_end());
-            if self.line(&candidate, style, font_size, shaper).width <= room {
-                fits = middle;
-            } else {
-                too_long = middle;
-            }
-        }
-        let cut = chars.get(fits).map_or(words.len(), |(at, _)| *at);
+        let char_ends: Vec<usize> = words.char_indices().skip(1).map(|(at, _)| at).collect();
+        let cut = longest_prefix(&char_ends, |end| {
+            let candidate = format!("{}…", words[..end].trim_end());
+            self.line(&candidate, style, font_size, shaper).width <= room
+        })
+        .unwrap_or(0);
         let shown = format!("{}…", words[..cut].trim_end());
         (self.line(&shown, style, font_size, shaper), shown)
     }
@@ -127,23 +121,12 @@ impl LineCache {
             .map(|(at, _)| at)
             .collect();
         let char_ends: Vec<usize> = words.char_indices().skip(1).map(|(at, _)| at).collect();
-        // The longest prefix ending at one of `ends` that fits, found by halving.
-        let mut longest_within = |ends: &[usize], this: &mut Self| {
-            let (mut best, mut low, mut high) = (None, 0, ends.len());
-            while low < high {
-                let middle = (low + high) / 2;
-                let prefix = words[..ends[middle]].trim_end();
-                if this.line(prefix, style, font_size, shaper).width <= room {
-                    best = Some(ends[middle]);
-                    low = middle + 1;
-                } else {
-                    high = middle;
-                }
-            }
-            best
+        let mut fits = |end: usize| {
+            let prefix = words[..end].trim_end();
+            self.line(prefix, style, font_size, shaper).width <= room
         };
-        let break_at = longest_within(&word_ends, self)
-            .or_else(|| longest_within(&char_ends, self))
+        let break_at = longest_prefix(&word_ends, &mut fits)
+            .or_else(|| longest_prefix(&char_ends, &mut fits))
             .unwrap_or_else(|| char_ends.first().copied().unwrap_or(words.len()));
         let first = self.line(words[..break_at].trim_end(), style, font_size, shaper);
         let rest = words[break_at..].trim_start();
@@ -153,6 +136,22 @@ impl LineCache {
             cut: shown != rest,
         }
     }
+}
+
+/// The last of `ends` (byte offsets, ascending) for which `fits` holds, found by halving:
+/// a longer prefix of a line is never narrower.
+fn longest_prefix(ends: &[usize], mut fits: impl FnMut(usize) -> bool) -> Option<usize> {
+    let (mut best, mut low, mut high) = (None, 0, ends.len());
+    while low < high {
+        let middle = (low + high) / 2;
+        if fits(ends[middle]) {
+            best = Some(ends[middle]);
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    best
 }
 
 #[cfg(test)]
