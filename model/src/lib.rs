@@ -16,7 +16,9 @@ mod fold;
 mod ids;
 mod io_reason;
 mod log;
+mod log_line;
 mod nodes;
+mod parallel_parse;
 mod snapshot;
 mod validate;
 
@@ -31,10 +33,8 @@ pub use ids::{
     BatchId, ConfirmationId, DecisionId, ItemId, MessageId, OptionId, SessionId, ThreadId,
 };
 pub use io_reason::{io_reason, io_reason_for};
-pub use log::{
-    fold_log_bytes, read_log, LoadedLog, LogError, LogErrorKind, LogWriter, SyncPoint,
-    MAX_LINE_BYTES,
-};
+pub use log::{fold_log_bytes, read_log, LoadedLog, LogError, LogErrorKind, LogWriter, SyncPoint};
+pub use log_line::MAX_LINE_BYTES;
 pub use nodes::{
     Decision, DecisionSpec, MessageNode, MessageSpec, Role, Session, ThreadKind, ThreadNode,
     ThreadSpec, ThreadStatus,

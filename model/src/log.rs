@@ -20,12 +20,13 @@
 
 use crate::event::{Event, EventBody, EVENT_LOG_VERSION};
 use crate::io_reason::{io_reason, io_reason_for};
+use crate::log_line::{overlong, parse_line, LineOutcome, ParsedLine};
+use crate::parallel_parse::{fold_lines_in_order, BATCH_BYTES};
 use crate::snapshot::Snapshot;
-use serde::Deserialize;
-use std::borrow::Cow;
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -83,73 +84,24 @@ pub struct LoadedLog {
     pub intact_len: u64,
 }
 
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    v: u32,
-    seq: u64,
-    #[serde(borrow)]
-    at: Cow<'a, str>,
-    #[serde(rename = "type", borrow)]
-    kind: Cow<'a, str>,
-}
-
-/// A line that parsed: a known event, or one of a type this build skips.
-enum ParsedLine {
-    Known(Box<Event>),
-    Unknown { seq: u64 },
-}
-
-fn json_reason(error: &serde_json::Error) -> String {
-    let text = error.to_string();
-    let reason = text.split(" at line ").next().unwrap_or(&text);
-    format!("{reason} (column {})", error.column())
-}
-
-fn parse_line(line: &str) -> Result<ParsedLine, String> {
-    let envelope: Envelope = serde_json::from_str(line)
-        .map_err(|error| format!("not a v1 event: {}", json_reason(&error)))?;
-    if envelope.v != EVENT_LOG_VERSION {
-        return Err(format!(
-            "event version v={} is not supported (this build reads v{EVENT_LOG_VERSION})",
-            envelope.v
-        ));
-    }
-    OffsetDateTime::parse(&envelope.at, &Rfc3339)
-        .map_err(|_| format!("at: \"{}\" is not an RFC 3339 timestamp", envelope.at))?;
-    let Some(body) = EventBody::from_json(&envelope.kind, line) else {
-        return Ok(ParsedLine::Unknown { seq: envelope.seq });
-    };
-    let body = body.map_err(|error| format!("{}: {}", envelope.kind, json_reason(&error)))?;
-    Ok(ParsedLine::Known(Box::new(Event {
-        v: envelope.v,
-        seq: envelope.seq,
-        at: envelope.at.into_owned(),
-        body,
-    })))
-}
-
-/// The most bytes one line of a log may hold. Our writers' lines are far shorter (a request
-/// body is capped well below this), so a longer line is not an event but something else
-/// written into the file: it is refused before it is parsed, and a line that never ends
-/// cannot make a follower read without bound.
-pub const MAX_LINE_BYTES: usize = 16 << 20;
-
-/// Why a line of `len` bytes is refused, or none when it may be parsed.
-fn overlong(len: usize) -> Option<String> {
-    (len > MAX_LINE_BYTES).then(|| {
-        format!(
-            "a line of {:.1} MiB; a log line holds one event, at most {} MiB",
-            len as f64 / f64::from(1 << 20),
-            MAX_LINE_BYTES >> 20
-        )
-    })
-}
-
 /// The UTF-8 byte-order mark, tolerated at the start of a log.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Folds the text of a log. `path` is used only to name the file in errors.
+///
+/// The lines are parsed on all cores and folded in order ([`crate::parallel_parse`]): the
+/// result, warnings and errors are those of a fold that reads one line at a time.
 pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> {
+    fold_log_bytes_in_batches(path, bytes, BATCH_BYTES)
+}
+
+/// [`fold_log_bytes`] with batches of at least `batch_bytes` parsed ahead: tests compare
+/// batch sizes down to one line at a time.
+fn fold_log_bytes_in_batches(
+    path: &Path,
+    bytes: &[u8],
+    batch_bytes: usize,
+) -> Result<LoadedLog, LogError> {
     let error = |line: usize, kind: LogErrorKind, message: String| LogError {
         path: path.to_owned(),
         line: Some(line),
@@ -159,71 +111,63 @@ pub fn fold_log_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedLog, LogError> 
     let mut snapshot = Snapshot::default();
     let mut warnings = Vec::new();
     // A byte-order mark some editors write is not part of the first line.
-    let mut offset = if bytes.starts_with(UTF8_BOM) {
+    let start = if bytes.starts_with(UTF8_BOM) {
         UTF8_BOM.len()
     } else {
         0
     };
-    let mut line_number = 0usize;
-    while offset < bytes.len() {
-        line_number += 1;
-        let rest = &bytes[offset..];
-        let (raw, terminated) = match memchr::memchr(b'\n', rest) {
-            Some(end) => (&rest[..end], true),
-            None => (rest, false),
-        };
-        let next_offset = offset + raw.len() + usize::from(terminated);
-        if let Some(message) = overlong(raw.len()) {
-            return Err(error(line_number, LogErrorKind::Parse, message));
-        }
-        let parsed = std::str::from_utf8(raw)
-            .map_err(|_| "not valid UTF-8".to_owned())
-            .and_then(|line| {
-                if line.trim().is_empty() {
-                    Ok(None)
-                } else {
-                    parse_line(line).map(Some)
-                }
-            });
-        match parsed {
-            Ok(None) => {}
-            Ok(Some(ParsedLine::Unknown { seq })) => snapshot
-                .skip_unknown(seq)
-                .map_err(|fold| error(line_number, LogErrorKind::Fold, fold.to_string()))?,
-            Ok(Some(ParsedLine::Known(event))) => {
-                let event = *event;
-                snapshot
-                    .apply(event)
-                    .map_err(|fold| error(line_number, LogErrorKind::Fold, fold.to_string()))?;
+    let mut intact = start;
+    // Breaks with the error that ends the fold, or with none at a torn last line.
+    let flow = fold_lines_in_order(bytes, start, batch_bytes, |line| {
+        let number = line.number;
+        let folded = match line.outcome {
+            LineOutcome::Blank => Ok(()),
+            LineOutcome::Parsed(ParsedLine::Unknown { seq }) => snapshot.skip_unknown(seq),
+            LineOutcome::Parsed(ParsedLine::Known(event)) => snapshot.apply(*event),
+            LineOutcome::Overlong(message) => {
+                return ControlFlow::Break(Some(error(number, LogErrorKind::Parse, message)));
             }
             // Our writers never put a CR outside a line's JSON escapes, so a tail holding one
             // is lines broken by CR alone (an old Mac editor), not a line cut short: cutting it
             // off as torn would throw the whole log away.
-            Err(_) if !terminated && raw.contains(&b'\r') => {
-                return Err(error(
-                    line_number,
+            LineOutcome::Broken(_) if !line.terminated && line.raw.contains(&b'\r') => {
+                return ControlFlow::Break(Some(error(
+                    number,
                     LogErrorKind::Parse,
                     "lines end with a carriage return (CR) alone; a v1 log ends each line with \
                      LF (\\n)"
                         .to_owned(),
-                ));
+                )));
             }
-            Err(_) if !terminated => {
+            LineOutcome::Broken(_) if !line.terminated => {
                 warnings.push(format!(
-                    "{}:{line_number}: the last line is cut short (a crash mid-write?); kept the {} events before it",
+                    "{}:{number}: the last line is cut short (a crash mid-write?); kept the {} events before it",
                     path.display(),
                     snapshot.last_seq
                 ));
-                break;
+                return ControlFlow::Break(None);
             }
-            Err(message) => return Err(error(line_number, LogErrorKind::Parse, message)),
+            LineOutcome::Broken(message) => {
+                return ControlFlow::Break(Some(error(number, LogErrorKind::Parse, message)));
+            }
+        };
+        match folded {
+            Ok(()) => {
+                intact = line.end;
+                ControlFlow::Continue(())
+            }
+            Err(fold) => {
+                ControlFlow::Break(Some(error(number, LogErrorKind::Fold, fold.to_string())))
+            }
         }
-        offset = next_offset;
+    });
+    if let ControlFlow::Break(Some(error)) = flow {
+        return Err(error);
     }
     Ok(LoadedLog {
         snapshot,
         warnings,
-        intact_len: offset as u64,
+        intact_len: intact as u64,
     })
 }
 
@@ -605,27 +549,16 @@ impl LogWriter {
         while let Some(end) = memchr::memchr(b'\n', &bytes[offset..]) {
             let raw = &bytes[offset..offset + end];
             let at = self.len + offset as u64;
-            if let Some(message) = overlong(raw.len()) {
-                return Err(self.error(
-                    LogErrorKind::Parse,
-                    format!("the line at byte {at}: {message}"),
-                ));
-            }
-            let parsed = std::str::from_utf8(raw)
-                .map_err(|_| "not valid UTF-8".to_owned())
-                .and_then(|line| {
-                    if line.trim().is_empty() {
-                        Ok(None)
-                    } else {
-                        parse_line(line).map(Some)
-                    }
-                })
-                .map_err(|message| {
-                    self.error(
+            let parsed = match parse_line(raw) {
+                LineOutcome::Blank => None,
+                LineOutcome::Parsed(parsed) => Some(parsed),
+                LineOutcome::Overlong(message) | LineOutcome::Broken(message) => {
+                    return Err(self.error(
                         LogErrorKind::Parse,
                         format!("the line at byte {at}: {message}"),
-                    )
-                })?;
+                    ));
+                }
+            };
             match parsed {
                 None => {}
                 Some(ParsedLine::Unknown { seq }) => {
@@ -812,6 +745,7 @@ impl LogWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log_line::MAX_LINE_BYTES;
     use crate::nodes::{MessageSpec, Role, ThreadKind, ThreadSpec};
 
     const HEAD: &str = concat!(
@@ -1333,5 +1267,131 @@ mod tests {
             "{error}"
         );
         assert!(!path.exists());
+    }
+
+    /// A log of `messages` messages over a few threads, with escapes and Russian text, long
+    /// enough that its lines are parsed in many batches on the pool.
+    fn long_log(messages: u64) -> String {
+        let mut text = HEAD.to_owned();
+        text.push_str(concat!(
+            r#"{"v":1,"seq":3,"at":"2026-11-30T09:00:03Z","type":"thread_opened","thread":{"id":"t2","parent":"t1","title":"Ветка","kind":"branch"}}"#,
+            "\n"
+        ));
+        for n in 0..messages {
+            let seq = n + 4;
+            let thread = if n % 3 == 0 { "t2" } else { "t1" };
+            text.push_str(&format!(
+                r#"{{"v":1,"seq":{seq},"at":"2026-11-30T{:02}:{:02}:{:02}Z","type":"message_appended","message":{{"id":"m{n}","thread_id":"{thread}","role":"agent","text":"сообщение {n} \"quoted\"\n"}}}}"#,
+                10 + seq / 3600 % 10,
+                seq / 60 % 60,
+                seq % 60
+            ));
+            text.push('\n');
+        }
+        text
+    }
+
+    /// What a fold gave, in a form two folds can be compared by: the snapshot (with its
+    /// timeline, which serde skips), the warnings and the intact length, or the error.
+    fn fold_result(bytes: &[u8], batch_bytes: usize) -> Result<String, LogError> {
+        fold_log_bytes_in_batches(Path::new("s.jsonl"), bytes, batch_bytes).map(|loaded| {
+            format!(
+                "{}\n{:?}\n{:?}\n{}",
+                snapshot_json(&loaded.snapshot),
+                loaded.snapshot.timeline,
+                loaded.warnings,
+                loaded.intact_len
+            )
+        })
+    }
+
+    /// Logs spoiled at pseudo-random places: a byte changed, the file cut short, a line
+    /// written twice, two lines swapped, a line emptied.
+    fn mutations(text: &str, count: usize) -> Vec<Vec<u8>> {
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut next = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let bytes = text.as_bytes();
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        (0..count)
+            .map(|n| match n % 5 {
+                0 => {
+                    let mut spoiled = bytes.to_vec();
+                    let replacements = b"\"{}\n\r,x\xFF9";
+                    spoiled[next(bytes.len())] = replacements[next(replacements.len())];
+                    spoiled
+                }
+                1 => bytes[..next(bytes.len())].to_vec(),
+                2 => {
+                    let mut lines = lines.clone();
+                    let at = next(lines.len());
+                    lines.insert(at, lines[at]);
+                    lines.concat().into_bytes()
+                }
+                3 => {
+                    let mut lines = lines.clone();
+                    let (a, b) = (next(lines.len()), next(lines.len()));
+                    lines.swap(a, b);
+                    lines.concat().into_bytes()
+                }
+                _ => {
+                    let mut lines = lines.clone();
+                    let at = next(lines.len());
+                    lines[at] = "\n";
+                    lines.concat().into_bytes()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn batches_parsed_on_the_pool_fold_as_one_line_at_a_time() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut logs = vec![long_log(3_000)];
+        for folder in ["examples/sessions", "tests/fixtures"] {
+            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|ext| ext == "jsonl") {
+                    logs.push(std::fs::read_to_string(&path).unwrap());
+                }
+            }
+        }
+        assert!(logs.len() >= 8, "the fixtures were found: {}", logs.len());
+        let mut errors = 0;
+        for log in &logs {
+            let mut cases = mutations(log, 40);
+            cases.push(log.clone().into_bytes());
+            for case in cases {
+                let one_at_a_time = fold_result(&case, 1);
+                errors += usize::from(one_at_a_time.is_err());
+                for batch_bytes in [300, 64 << 10, BATCH_BYTES] {
+                    assert_eq!(
+                        fold_result(&case, batch_bytes),
+                        one_at_a_time,
+                        "batches of {batch_bytes} bytes"
+                    );
+                }
+            }
+        }
+        // The mutations reach the errors, not only the happy path.
+        assert!(errors > 100, "{errors} of the spoiled logs failed to fold");
+    }
+
+    #[test]
+    fn an_error_far_into_a_long_log_names_its_line() {
+        let mut lines: Vec<String> = long_log(30_000).lines().map(str::to_owned).collect();
+        lines[25_000] = lines[24_999].clone();
+        let text = lines.join("\n") + "\n";
+        assert!(text.len() > 2 * BATCH_BYTES, "{} bytes", text.len());
+        let error = fold_log_bytes(Path::new("s.jsonl"), text.as_bytes()).unwrap_err();
+        assert_eq!(error.line, Some(25_001));
+        assert_eq!(error.kind, LogErrorKind::Fold);
+        let whole = fold_log_bytes(Path::new("s.jsonl"), long_log(30_000).as_bytes()).unwrap();
+        assert_eq!(whole.snapshot.messages.len(), 30_000);
+        assert_eq!(whole.snapshot.messages[29_999].spec.id.as_str(), "m29999");
     }
 }
