@@ -95,6 +95,24 @@ class Terminal:
             self.tmux("send-keys", "-t", self.session, name)
             time.sleep(self.delay)
 
+    def press_until(self, key, words, seconds=30):
+        """Presses `key`, and again every 3 s, until the screen shows `words`.
+
+        A prompt can be drawn before it reads keys, and on a busy machine a key sent the moment
+        it shows is lost (Codex's folder-trust prompt was seen to stay up after its Enter).
+        """
+        pressed = [0.0]
+
+        def shown():
+            if words in self.pane():
+                return True
+            if time.time() - pressed[0] >= 3:
+                self.keys(key)
+                pressed[0] = time.time()
+            return False
+
+        self.wait_until(repr(words), shown, seconds)
+
     def type_line(self, text):
         """Types `text` as it is, then Enter."""
         self.tmux("send-keys", "-t", self.session, "-l", text)

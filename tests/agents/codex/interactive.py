@@ -74,8 +74,7 @@ wire_api = "responses"
     terminal.start(project, f"env CODEX_HOME={home} FAKE_OPENAI_KEY=sk-test {codex}",
                    width=160, height=45)
     wait_for("Trust this folder?")
-    keys("Enter")
-    wait_for("Ask Codex to do anything")
+    terminal.press_until("Enter", "Ask Codex to do anything")
     type_line("Which log format should we use?")
     wait_for("JSONL: one event per line.")
     type_line("And the index?")
