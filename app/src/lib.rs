@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod api;
 pub mod bridges;
+pub mod checkpoints;
 pub mod cli;
 pub mod client;
 pub mod commands;

@@ -7,7 +7,18 @@ use crate::ids::{BatchId, ItemId, OptionId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 /// How an item is answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerKind {
     /// One line of free text.
@@ -33,7 +44,16 @@ impl AnswerKind {
 }
 
 /// One option of a choice item.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct ChoiceOption {
     /// Stable id, unique within the item.
     pub id: OptionId,
@@ -45,7 +65,16 @@ pub struct ChoiceOption {
 }
 
 /// One question of a batch.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct ClarificationItem {
     /// Stable id, unique within the batch.
     pub id: ItemId,
@@ -81,7 +110,16 @@ impl ClarificationItem {
 }
 
 /// A batch as an agent opens it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct BatchSpec {
     /// The batch's id, unique in the session.
     pub id: BatchId,
@@ -109,7 +147,18 @@ pub struct BatchSpec {
 }
 
 /// The answer to one item.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    Default,
+)]
 pub struct ItemAnswer {
     /// The item answered.
     pub item_id: ItemId,
@@ -125,7 +174,18 @@ pub struct ItemAnswer {
 }
 
 /// A human's answer to a batch, or a draft of one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    Default,
+)]
 pub struct ClarificationResponse {
     /// One answer per item answered.
     pub answers: Vec<ItemAnswer>,
@@ -142,7 +202,9 @@ impl ClarificationResponse {
 }
 
 /// Where a batch stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(
+    rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Serialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum BatchStatus {
     /// Waiting for the human.
@@ -168,7 +230,7 @@ impl BatchStatus {
 }
 
 /// A batch in the snapshot.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Debug, PartialEq, Serialize)]
 pub struct ClarificationBatch {
     /// What the agent asked.
     #[serde(flatten)]

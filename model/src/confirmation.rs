@@ -8,7 +8,16 @@ use crate::ids::{ConfirmationId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 /// A confirmation as an agent requests it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct ConfirmationSpec {
     /// The confirmation's id, unique in the session.
     pub id: ConfirmationId,
@@ -58,7 +67,18 @@ impl ConfirmationSpec {
 }
 
 /// How a confirmation ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ConfirmationOutcome {
     /// The human accepted.
@@ -72,7 +92,9 @@ pub enum ConfirmationOutcome {
 }
 
 /// Where a confirmation stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(
+    rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Copy, Debug, PartialEq, Eq, Serialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ConfirmationStatus {
     /// Waiting for the human.
@@ -99,7 +121,7 @@ impl From<ConfirmationOutcome> for ConfirmationStatus {
 }
 
 /// A confirmation in the snapshot.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Debug, PartialEq, Serialize)]
 pub struct Confirmation {
     /// What the agent asked.
     #[serde(flatten)]

@@ -9,6 +9,7 @@
 //! presentation concerns is what lets the overview be a projection of the same history as the
 //! transcript, never a second source of truth.
 
+mod checkpoint;
 mod clarification;
 mod confirmation;
 mod event;
@@ -22,6 +23,10 @@ mod parallel_parse;
 mod snapshot;
 mod validate;
 
+pub use checkpoint::{
+    read_log_with_checkpoint, CheckpointMismatch, CheckpointUse, CheckpointedLog,
+    PendingCheckpoint, CHECKPOINT_VERSION,
+};
 pub use clarification::{
     AnswerKind, BatchSpec, BatchStatus, ChoiceOption, ClarificationBatch, ClarificationItem,
     ClarificationResponse, ItemAnswer,

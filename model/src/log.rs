@@ -102,23 +102,67 @@ fn fold_log_bytes_in_batches(
     bytes: &[u8],
     batch_bytes: usize,
 ) -> Result<LoadedLog, LogError> {
+    fold_log_tail(path, bytes, FoldStart::beginning(bytes), batch_bytes).map(|tail| tail.loaded)
+}
+
+/// Where a fold of a log's bytes begins.
+pub(crate) struct FoldStart {
+    /// The snapshot the bytes before `offset` fold into.
+    pub(crate) snapshot: Snapshot,
+    /// The first byte to fold: just after a line's newline, or after the byte-order mark.
+    pub(crate) offset: usize,
+    /// How many lines lie before `offset`, so that the lines after it keep their numbers.
+    pub(crate) lines_before: usize,
+}
+
+impl FoldStart {
+    /// The start of a whole log: an empty snapshot, after the byte-order mark if there is one.
+    pub(crate) fn beginning(bytes: &[u8]) -> FoldStart {
+        // A byte-order mark some editors write is not part of the first line.
+        let offset = if bytes.starts_with(UTF8_BOM) {
+            UTF8_BOM.len()
+        } else {
+            0
+        };
+        FoldStart {
+            snapshot: Snapshot::default(),
+            offset,
+            lines_before: 0,
+        }
+    }
+}
+
+/// A fold of a log's bytes, and how many lines its intact bytes hold.
+pub(crate) struct FoldedTail {
+    /// The snapshot, warnings and intact length.
+    pub(crate) loaded: LoadedLog,
+    /// The lines in the intact bytes, counted from the start of the log.
+    pub(crate) intact_lines: usize,
+}
+
+/// Folds the lines of `bytes` from `start` on into `start`'s snapshot.
+pub(crate) fn fold_log_tail(
+    path: &Path,
+    bytes: &[u8],
+    start: FoldStart,
+    batch_bytes: usize,
+) -> Result<FoldedTail, LogError> {
     let error = |line: usize, kind: LogErrorKind, message: String| LogError {
         path: path.to_owned(),
         line: Some(line),
         kind,
         message,
     };
-    let mut snapshot = Snapshot::default();
+    let FoldStart {
+        mut snapshot,
+        offset,
+        lines_before,
+    } = start;
     let mut warnings = Vec::new();
-    // A byte-order mark some editors write is not part of the first line.
-    let start = if bytes.starts_with(UTF8_BOM) {
-        UTF8_BOM.len()
-    } else {
-        0
-    };
-    let mut intact = start;
+    let mut intact = offset;
+    let mut intact_lines = lines_before;
     // Breaks with the error that ends the fold, or with none at a torn last line.
-    let flow = fold_lines_in_order(bytes, start, batch_bytes, |line| {
+    let flow = fold_lines_in_order(bytes, offset, lines_before, batch_bytes, |line| {
         let number = line.number;
         let folded = match line.outcome {
             LineOutcome::Blank => Ok(()),
@@ -154,6 +198,7 @@ fn fold_log_bytes_in_batches(
         match folded {
             Ok(()) => {
                 intact = line.end;
+                intact_lines = number;
                 ControlFlow::Continue(())
             }
             Err(fold) => {
@@ -164,10 +209,13 @@ fn fold_log_bytes_in_batches(
     if let ControlFlow::Break(Some(error)) = flow {
         return Err(error);
     }
-    Ok(LoadedLog {
-        snapshot,
-        warnings,
-        intact_len: intact as u64,
+    Ok(FoldedTail {
+        loaded: LoadedLog {
+            snapshot,
+            warnings,
+            intact_len: intact as u64,
+        },
+        intact_lines,
     })
 }
 

@@ -7,7 +7,16 @@ use crate::ids::{BatchId, DecisionId, MessageId, SessionId, ThreadId};
 use serde::{Deserialize, Serialize};
 
 /// The session a log records, from its `session_started` event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct Session {
     /// The session's id.
     pub id: SessionId,
@@ -24,7 +33,18 @@ pub struct Session {
 }
 
 /// What kind of line of work a thread is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ThreadKind {
     /// A main topic of the session.
@@ -36,7 +56,19 @@ pub enum ThreadKind {
 }
 
 /// Where a thread stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    Default,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ThreadStatus {
     /// Work is going on in it.
@@ -49,7 +81,16 @@ pub enum ThreadStatus {
 }
 
 /// A thread as an agent opens it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct ThreadSpec {
     /// The thread's id, unique in the session.
     pub id: ThreadId,
@@ -62,7 +103,7 @@ pub struct ThreadSpec {
 }
 
 /// A thread in the snapshot: its spec plus what the fold learned about it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Debug, PartialEq, Serialize)]
 pub struct ThreadNode {
     /// What the agent declared.
     #[serde(flatten)]
@@ -88,7 +129,18 @@ pub struct ThreadNode {
 }
 
 /// Who wrote a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// The human operator.
@@ -102,7 +154,16 @@ pub enum Role {
 }
 
 /// A message as an event carries it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct MessageSpec {
     /// The message's id, unique in the session.
     pub id: MessageId,
@@ -115,7 +176,7 @@ pub struct MessageSpec {
 }
 
 /// A message in the snapshot.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Debug, PartialEq, Serialize)]
 pub struct MessageNode {
     /// The message, with streamed chunks already appended to its text.
     #[serde(flatten)]
@@ -125,7 +186,16 @@ pub struct MessageNode {
 }
 
 /// A decision as an event carries it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Serialize,
+    Deserialize,
+)]
 pub struct DecisionSpec {
     /// The decision's id, unique in the session.
     pub id: DecisionId,
@@ -139,7 +209,7 @@ pub struct DecisionSpec {
 }
 
 /// A decision in the snapshot.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Debug, PartialEq, Serialize)]
 pub struct Decision {
     /// The decision as recorded.
     #[serde(flatten)]

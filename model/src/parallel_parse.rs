@@ -93,7 +93,8 @@ fn parse_batch(cuts: Vec<Cut<'_>>) -> Vec<LogLine<'_>> {
 }
 
 /// Hands every line of `bytes` from byte `offset` on to `fold`, parsed, in the order of the
-/// file, stopping when `fold` breaks. Lines are numbered from 1 at `offset`. Batches of at
+/// file, stopping when `fold` breaks. The line at `offset` is numbered `lines_before + 1`
+/// (the lines before `offset` were folded earlier, from a checkpoint). Batches of at
 /// least `batch_bytes` are parsed ahead on the pool while `fold` takes the one before.
 ///
 /// `fold` runs on the calling thread, never on the pool: the snapshot it builds then lives in
@@ -101,11 +102,12 @@ fn parse_batch(cuts: Vec<Cut<'_>>) -> Vec<LogLine<'_>> {
 pub(crate) fn fold_lines_in_order<B>(
     bytes: &[u8],
     offset: usize,
+    lines_before: usize,
     batch_bytes: usize,
     mut fold: impl FnMut(LogLine<'_>) -> ControlFlow<B>,
 ) -> ControlFlow<B> {
     let batch_bytes = batch_bytes.max(1);
-    let mut parsed = parse_batch(cut_batch(bytes, offset, 0, batch_bytes));
+    let mut parsed = parse_batch(cut_batch(bytes, offset, lines_before, batch_bytes));
     while let Some(last) = parsed.last() {
         let cuts = cut_batch(bytes, last.end, last.number, batch_bytes);
         let mut next = Vec::new();
@@ -125,7 +127,7 @@ mod tests {
 
     fn numbers_and_ends(bytes: &[u8], batch_bytes: usize) -> Vec<(usize, usize, bool)> {
         let mut seen = Vec::new();
-        let flow: ControlFlow<()> = fold_lines_in_order(bytes, 0, batch_bytes, |line| {
+        let flow: ControlFlow<()> = fold_lines_in_order(bytes, 0, 0, batch_bytes, |line| {
             seen.push((line.number, line.end, line.terminated));
             ControlFlow::Continue(())
         });
@@ -153,7 +155,7 @@ mod tests {
     fn a_break_stops_before_the_next_line() {
         let text: String = (0..300).map(|n| format!("{n}\n")).collect();
         let mut seen = 0;
-        let flow = fold_lines_in_order(text.as_bytes(), 0, 16, |line| {
+        let flow = fold_lines_in_order(text.as_bytes(), 0, 0, 16, |line| {
             seen += 1;
             if line.number == 120 {
                 ControlFlow::Break(line.number)
@@ -163,6 +165,18 @@ mod tests {
         });
         assert_eq!(flow, ControlFlow::Break(120));
         assert_eq!(seen, 120);
+    }
+
+    #[test]
+    fn lines_after_an_offset_are_numbered_after_the_lines_before_it() {
+        let text = b"one\ntwo\nthree\n";
+        let mut seen = Vec::new();
+        let flow: ControlFlow<()> = fold_lines_in_order(text, 4, 1, 1, |line| {
+            seen.push((line.number, line.raw.to_vec()));
+            ControlFlow::Continue(())
+        });
+        assert!(flow.is_continue());
+        assert_eq!(seen, [(2, b"two".to_vec()), (3, b"three".to_vec())]);
     }
 
     #[test]

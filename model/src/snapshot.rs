@@ -36,7 +36,19 @@ impl Default for History {
 }
 
 /// Points at one node of the snapshot by its index in the vector of its kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    rkyv::Archive,
+    rkyv::Serialize,
+    rkyv::Deserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+)]
 pub enum NodeRef {
     /// A thread was opened (shown in the transcript where a branch starts).
     Thread(usize),
@@ -51,7 +63,7 @@ pub enum NodeRef {
 }
 
 /// One entry of the timeline: a node, the thread it belongs to, and when it appeared.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimelineEntry {
     /// The node.
     pub node: NodeRef,
@@ -62,10 +74,11 @@ pub struct TimelineEntry {
 }
 
 /// The folded state of one session.
-#[derive(Debug, Default, Serialize)]
+#[derive(rkyv::Archive, rkyv::Serialize, rkyv::Deserialize, Debug, Default, Serialize)]
 pub struct Snapshot {
     /// Which folded history this is; a clone gets a history of its own.
     #[serde(skip)]
+    #[rkyv(with = rkyv::with::Skip)]
     pub history: History,
     /// The session, once `session_started` was seen.
     pub session: Option<Session>,
@@ -87,6 +100,7 @@ pub struct Snapshot {
     #[serde(skip)]
     pub timeline: Vec<TimelineEntry>,
     #[serde(skip)]
+    #[rkyv(with = rkyv::with::Skip)]
     pub(crate) index: SnapshotIndex,
 }
 
@@ -118,6 +132,27 @@ impl Clone for Snapshot {
 }
 
 impl Snapshot {
+    /// Fills the id index from the node vectors, for a snapshot read back from a checkpoint
+    /// (the index is not stored: it is cheaper to rebuild than to check).
+    pub(crate) fn rebuild_index(&mut self) {
+        fn positions<I: Clone + Eq + std::hash::Hash, N>(
+            nodes: &[N],
+            id: impl Fn(&N) -> &I,
+        ) -> HashMap<I, usize> {
+            nodes
+                .iter()
+                .enumerate()
+                .map(|(index, node)| (id(node).clone(), index))
+                .collect()
+        }
+        self.index = SnapshotIndex {
+            threads: positions(&self.threads, |thread| &thread.spec.id),
+            messages: positions(&self.messages, |message| &message.spec.id),
+            batches: positions(&self.batches, |batch| &batch.spec.id),
+            confirmations: positions(&self.confirmations, |confirmation| &confirmation.spec.id),
+        };
+    }
+
     /// The position of a thread in [`Snapshot::threads`].
     pub fn thread_index(&self, id: &ThreadId) -> Option<usize> {
         self.index.threads.get(id).copied()

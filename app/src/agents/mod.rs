@@ -19,7 +19,9 @@ mod lines;
 mod questions;
 
 use crate::error::AppError;
-use chatsurface_model::{fold_log_bytes, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION};
+use chatsurface_model::{
+    fold_log_bytes, CheckpointUse, Event, EventBody, LoadedLog, Snapshot, EVENT_LOG_VERSION,
+};
 use std::path::{Path, PathBuf};
 
 /// The formats a session file can be in.
@@ -132,17 +134,28 @@ pub(crate) struct ReadTranscript {
 
 /// Reads a session file in `format` (detected when `None`) into a snapshot.
 pub fn load(path: &Path, format: Option<Format>) -> Result<LoadedLog, AppError> {
+    load_reporting(path, format).map(|(loaded, _)| loaded)
+}
+
+/// [`load`], saying what became of the checkpoint of a long v1 log
+/// ([`crate::checkpoints`]); `None` for a file that has none.
+pub fn load_reporting(
+    path: &Path,
+    format: Option<Format>,
+) -> Result<(LoadedLog, Option<CheckpointUse>), AppError> {
     let format = match format {
         Some(format) => format,
         None => detect_file(path)?.ok_or_else(|| unknown_format(path))?,
     };
     if format == Format::Chatsurface {
         regular_file(path)?;
-        let bytes = std::fs::read(path).map_err(|error| read_error(path, &error))?;
-        return Ok(fold_log_bytes(path, &bytes)?);
+        return Ok(crate::checkpoints::read_log_checkpointed(
+            path,
+            &crate::paths::data_dir(),
+        )?);
     }
     let (read, len) = read_file(format, path)?;
-    agent_log(path, &read, len)
+    Ok((agent_log(path, &read, len)?, None))
 }
 
 /// Reads the bytes of the session file at `path` in `format` (detected when `None`) into a

@@ -7,6 +7,7 @@ use chatsurface_compositor::ChatSurfaceCompositor;
 use chatsurface_compositor::FontSet;
 use chatsurface_compositor::{px, ScaleFactor};
 use chatsurface_compositor::{IntentRequest, Viewport};
+use chatsurface_model::CheckpointUse;
 use std::time::{Duration, Instant};
 
 fn millis(duration: Duration) -> f64 {
@@ -25,10 +26,25 @@ fn percentile(sorted: &[f64], share: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * share).round() as usize]
 }
 
+/// What the fold made of the log's checkpoint, in words.
+fn checkpoint_report(checkpoint: Option<&CheckpointUse>) -> String {
+    match checkpoint {
+        None => "none (the log is too short, or not a v1 log)".to_owned(),
+        Some(CheckpointUse::Absent) => "none yet: the whole log was folded".to_owned(),
+        Some(CheckpointUse::Reused {
+            covered_lines,
+            tail_lines,
+        }) => format!("reused for {covered_lines} lines, {tail_lines} folded after it"),
+        Some(CheckpointUse::Ignored(mismatch)) => {
+            format!("ignored ({mismatch}): the whole log was folded")
+        }
+    }
+}
+
 /// Runs the measurements and prints them.
 pub(super) fn run(args: &BenchArgs) -> Result<(), AppError> {
     let started = Instant::now();
-    let loaded = crate::agents::load(&args.log, None)?;
+    let (loaded, checkpoint) = crate::agents::load_reporting(&args.log, None)?;
     let fold = started.elapsed();
     let snapshot = &loaded.snapshot;
     let mut request = IntentRequest {
@@ -63,6 +79,7 @@ pub(super) fn run(args: &BenchArgs) -> Result<(), AppError> {
             snapshot.batches.len()
         ),
         format!("fold (read + parse + fold): {:.1} ms", millis(fold)),
+        format!("checkpoint: {}", checkpoint_report(checkpoint.as_ref())),
         format!(
             "first frame from a cold start ({}x{}, fonts loaded): {:.1} ms",
             args.width,
