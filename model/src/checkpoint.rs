@@ -672,7 +672,8 @@ mod tests {
                     let at = share(log.len(), at);
                     let mut bytes = log[..at].to_vec();
                     bytes.extend(log[at..].iter().map(|&byte| if byte == b' ' { b'\t' } else { byte }));
-                    if bytes != *log {
+                    // Only a change inside the covered bytes is the checkpoint's business.
+                    if bytes[..covered] != log[..covered] {
                         expected_use = Some(CheckpointUse::Ignored(CheckpointMismatch::LogChanged));
                     }
                     // Written in place, so the log keeps its inode.
