@@ -19,7 +19,7 @@
 //! when one is worth writing is the caller's choice, and the rules of the fold stay in
 //! `fold.rs` and `log.rs`.
 
-use crate::log::{fold_log_tail, FoldStart, LoadedLog, LogError, LogErrorKind};
+use crate::log::{fold_log_tail, read_error, FoldStart, LoadedLog, LogError, LogErrorKind};
 use crate::parallel_parse::BATCH_BYTES;
 use crate::snapshot::{History, Snapshot};
 use std::fmt;
@@ -230,12 +230,7 @@ pub fn read_log_with_checkpoint(
     log: &Path,
     checkpoint: &Path,
 ) -> Result<CheckpointedLog, LogError> {
-    let read_error = |io: std::io::Error| LogError {
-        path: log.to_owned(),
-        line: None,
-        kind: LogErrorKind::Io(io.kind()),
-        message: format!("cannot read the log: {}", crate::io_reason(&io)),
-    };
+    let read_error = |io: std::io::Error| read_error(log, &io);
     let mut file = std::fs::File::open(log).map_err(read_error)?;
     let metadata = file.metadata().map_err(read_error)?;
     let identity = LogIdentity {

@@ -221,13 +221,18 @@ pub(crate) fn fold_log_tail(
 
 /// Reads and folds the log at `path`.
 pub fn read_log(path: &Path) -> Result<LoadedLog, LogError> {
-    let bytes = std::fs::read(path).map_err(|io| LogError {
+    let bytes = std::fs::read(path).map_err(|io| read_error(path, &io))?;
+    fold_log_bytes(path, &bytes)
+}
+
+/// The log at `path` could not be read.
+pub(crate) fn read_error(path: &Path, io: &std::io::Error) -> LogError {
+    LogError {
         path: path.to_owned(),
         line: None,
         kind: LogErrorKind::Io(io.kind()),
-        message: format!("cannot read the log: {}", io_reason(&io)),
-    })?;
-    fold_log_bytes(path, &bytes)
+        message: format!("cannot read the log: {}", io_reason(io)),
+    }
 }
 
 /// Locks a mutex whose holder may have panicked. Every value behind these locks is changed by
